@@ -1,0 +1,40 @@
+/**
+ * The nine identifier kinds of the contract, the reasons a value can be refused, and the
+ * result type of the one normaliser that ingestion, lookups and checks all share.
+ */
+export const IDENTIFIER_KINDS = ['gtin', 'upc', 'ean', 'vin', 'ndc', 'udi', 'model', 'lot', 'batch'] as const;
+export type IdentifierKind = (typeof IDENTIFIER_KINDS)[number];
+
+export const REJECTION_REASONS = [
+  'unknown_kind',
+  'empty',
+  'invalid_characters',
+  'invalid_length',
+  'invalid_check_digit',
+  'ambiguous',
+] as const;
+export type RejectionReason = (typeof REJECTION_REASONS)[number];
+
+/** How an identifier was obtained at ingestion (see identifiers.md, "Confidence at ingestion"). */
+export const CONFIDENCES = ['exact', 'extracted', 'inferred'] as const;
+export type Confidence = (typeof CONFIDENCES)[number];
+
+/** The outcome of normalising one value: its canonical form, or why it has none. */
+export type Normalised =
+  | {
+      ok: true;
+      kind: IdentifierKind;
+      /** Canonical form used for matching (GTIN-14 digits, `hibcc:<DI>`, 11- or 9-digit NDC, …). */
+      normalized: string;
+      /** For VINs: whether the position-9 check digit holds. Undefined for other kinds. */
+      checkDigitValid?: boolean;
+      /** For UDIs carrying a lot (AI 10, HIBCC or ICCBBA lot): that lot, to store separately. */
+      lot?: string;
+    }
+  | { ok: false; reason: RejectionReason; detail: string };
+
+/** Parses a kind as supplied by a caller: case-insensitive, trimmed. */
+export function parseKind(kind: string): IdentifierKind | undefined {
+  const k = kind.trim().toLowerCase();
+  return (IDENTIFIER_KINDS as readonly string[]).includes(k) ? (k as IdentifierKind) : undefined;
+}
