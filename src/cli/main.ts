@@ -1,0 +1,210 @@
+/**
+ * The `recalls` command: serve, ingest, keys, migrate. Each command opens what it needs from
+ * the environment and closes it when done.
+ */
+import { spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { Command, InvalidArgumentError, Option } from 'commander';
+import cliProgress from 'cli-progress';
+import { PLAN_IDS, ConfigError } from '../config.ts';
+import { createMemoryBurstLimiter } from '../http/gates/burst.ts';
+import { buildApp } from '../http/app.ts';
+import { runIngest, type ProgressEvent, type SourceOutcome } from '../ingest/pipeline.ts';
+import { SOURCE_ADAPTERS, SOURCE_IDS } from '../ingest/registry.ts';
+import { startDailySchedule } from '../ingest/scheduler.ts';
+import { ingestDeps, openRuntime } from './runtime.ts';
+
+const BIN = fileURLToPath(new URL('../../bin/recalls.js', import.meta.url));
+
+function sourceId(value: string, previous: string[] = []): string[] {
+  if (!SOURCE_IDS.includes(value)) throw new InvalidArgumentError(`unknown source; known: ${SOURCE_IDS.join(', ')}`);
+  return [...previous, value];
+}
+
+function describe(outcome: SourceOutcome): string {
+  if (outcome.status === 'ok') {
+    return `${outcome.sourceId}: ok, ${outcome.records} records from ${outcome.pages} page(s): ${outcome.inserted} new, ${outcome.amended} amended, ${outcome.unchanged} unchanged`;
+  }
+  return `${outcome.sourceId}: ${outcome.status}${outcome.reason === undefined ? '' : `: ${outcome.reason}`}`;
+}
+
+async function serve(): Promise<void> {
+  const rt = await openRuntime();
+  const burstLimiter = createMemoryBurstLimiter();
+  const app = await buildApp({
+    store: rt.store,
+    config: rt.config,
+    sources: SOURCE_ADAPTERS.map((a) => a.meta),
+    burstLimiter,
+    logger: { level: rt.config.logLevel },
+  });
+  await app.listen({ port: rt.config.port, host: rt.config.host });
+  const schedule =
+    rt.config.ingest.schedule === 'daily'
+      ? startDailySchedule({
+          hourUtc: rt.config.ingest.hourUtc,
+          // In a child process, so that parsing and the write transaction never stall requests.
+          run: () =>
+            new Promise<void>((resolve) => {
+              const child = spawn(process.execPath, [BIN, 'ingest'], { stdio: ['ignore', 'pipe', 'pipe'], env: process.env });
+              child.stdout.on('data', (d: Buffer) => rt.logger.info({ ingest: d.toString().trim() }, 'scheduled ingest'));
+              child.stderr.on('data', (d: Buffer) => rt.logger.warn({ ingest: d.toString().trim() }, 'scheduled ingest'));
+              child.on('close', (code) => {
+                rt.logger.info({ code }, 'scheduled ingest finished');
+                resolve();
+              });
+            }),
+        })
+      : undefined;
+  let closing = false;
+  const shutdown = async (signal: string) => {
+    if (closing) return;
+    closing = true;
+    rt.logger.info({ signal }, 'shutting down: finishing in-flight requests');
+    schedule?.stop();
+    await app.close();
+    await burstLimiter.close();
+    await rt.store.close();
+    process.exit(0);
+  };
+  process.on('SIGTERM', () => void shutdown('SIGTERM'));
+  process.on('SIGINT', () => void shutdown('SIGINT'));
+}
+
+async function ingest(options: { from?: string; source?: string[]; force?: boolean }): Promise<number> {
+  const rt = await openRuntime();
+  const tty = process.stderr.isTTY === true;
+  const bar = tty
+    ? new cliProgress.SingleBar(
+        { format: ' {source} |{bar}| {pages} page(s), {records} records', hideCursor: true, clearOnComplete: true },
+        cliProgress.Presets.shades_classic,
+      )
+    : undefined;
+  const onProgress = (e: ProgressEvent) => {
+    if (e.type === 'source-start') bar?.start(1, 0, { source: e.sourceId, pages: 0, records: 0 });
+    else if (e.type === 'page') bar?.update(0, { pages: e.pages, records: e.records });
+    else {
+      bar?.update(1);
+      bar?.stop();
+      process.stdout.write(`${describe(e.outcome)}\n`);
+    }
+  };
+  try {
+    const result = await runIngest(ingestDeps(rt), {
+      sourceIds: options.source,
+      from: options.from,
+      force: options.force === true,
+      onProgress,
+    });
+    if (result.status === 'locked') {
+      process.stderr.write(`Another ingest is running (held by ${result.holder} since ${result.since}); not starting a second one.\n`);
+      return 75;
+    }
+    return result.sources.some((s) => s.status === 'failed') ? 1 : 0;
+  } finally {
+    await rt.store.close();
+  }
+}
+
+export async function main(argv: string[]): Promise<void> {
+  const program = new Command('recalls')
+    .description('Recall and Safety Alert Service')
+    .showHelpAfterError()
+    .exitOverride((err) => {
+      throw err;
+    });
+
+  program
+    .command('serve')
+    .description('Run the HTTP API (and the daily ingest unless RECALLS_INGEST_SCHEDULE=off)')
+    .action(serve);
+
+  program
+    .command('ingest')
+    .description('Fetch every source (or read an offline mirror) and update the corpus')
+    .option('--from <dir>', 'read DIR/<source-id>/* instead of fetching')
+    .option('--source <id>', 'only this source (repeatable)', sourceId)
+    .option('--force', 'run even if the source was already rebuilt today')
+    .action(async (options: { from?: string; source?: string[]; force?: boolean }) => {
+      process.exitCode = await ingest(options);
+    });
+
+  program
+    .command('migrate')
+    .description('Bring the database schema up to date and exit')
+    .action(async () => {
+      const rt = await openRuntime();
+      await rt.store.close();
+      process.stdout.write('database is up to date\n');
+    });
+
+  const keys = program.command('keys').description('Issue, list and revoke API keys');
+  keys
+    .command('create')
+    .description('Create a key; it is printed once, as the last line')
+    .addOption(new Option('--plan <plan>', 'plan').choices([...PLAN_IDS]).makeOptionMandatory())
+    .option('--name <name>', 'a name to recognise the key by')
+    .action(async (options: { plan: string; name?: string }) => {
+      const rt = await openRuntime();
+      try {
+        const created = await rt.store.keys.create(options.plan, options.name ?? null, new Date());
+        process.stdout.write(
+          `Created key ${created.id} (plan ${created.plan}${created.name === null ? '' : `, name "${created.name}"`}).\n` +
+            'Store it now: only its hash is kept, it is shown this once and cannot be recovered.\n' +
+            `${created.key}\n`,
+        );
+      } finally {
+        await rt.store.close();
+      }
+    });
+  keys
+    .command('list')
+    .description('List keys (never the keys themselves)')
+    .action(async () => {
+      const rt = await openRuntime();
+      try {
+        const rows = await rt.store.keys.list();
+        if (rows.length === 0) process.stdout.write('no keys\n');
+        for (const k of rows) {
+          process.stdout.write(
+            `${k.id}\t${k.prefix}…\t${k.plan}\t${k.revoked_at === null ? 'active' : `revoked ${k.revoked_at}`}\t${k.created_at}\t${k.name ?? ''}\n`,
+          );
+        }
+      } finally {
+        await rt.store.close();
+      }
+    });
+  keys
+    .command('revoke <idOrKey>')
+    .description('Revoke a key, named by its id or by the key itself')
+    .action(async (idOrKey: string) => {
+      const rt = await openRuntime();
+      try {
+        const revoked = await rt.store.keys.revoke(idOrKey, new Date());
+        if (revoked === undefined) {
+          process.stderr.write('no such key\n');
+          process.exitCode = 1;
+          return;
+        }
+        process.stdout.write(`revoked ${revoked.id} at ${revoked.revoked_at}\n`);
+      } finally {
+        await rt.store.close();
+      }
+    });
+
+  try {
+    await program.parseAsync(argv);
+  } catch (error) {
+    const e = error as { code?: string; exitCode?: number };
+    if (typeof e.code === 'string' && e.code.startsWith('commander.')) {
+      process.exitCode = e.exitCode ?? 2;
+      return;
+    }
+    if (error instanceof ConfigError) {
+      process.stderr.write(`configuration error: ${error.message}\n`);
+      process.exitCode = 2;
+      return;
+    }
+    throw error;
+  }
+}

@@ -1,0 +1,39 @@
+/** Builds the shared dependencies of every command from the environment, once. */
+import pino from 'pino';
+import { loadConfig, type Config } from '../config.ts';
+import { createArchive } from '../ingest/archive.ts';
+import { createUpstreamClient } from '../ingest/http-client.ts';
+import type { IngestDeps } from '../ingest/pipeline.ts';
+import { SOURCE_ADAPTERS, SOURCE_IDS } from '../ingest/registry.ts';
+import { openStore, type Store } from '../store/database.ts';
+
+export interface Runtime {
+  config: Config;
+  store: Store;
+  logger: pino.Logger;
+}
+
+export async function openRuntime(env: NodeJS.ProcessEnv = process.env): Promise<Runtime> {
+  const config = loadConfig(env, SOURCE_IDS);
+  const logger = pino({ level: config.logLevel });
+  const store = await openStore(config.database);
+  await store.sources.register(
+    SOURCE_ADAPTERS.map((a) => ({ id: a.meta.id, agency: a.meta.agency, jurisdiction: a.meta.jurisdiction })),
+  );
+  return { config, store, logger };
+}
+
+export function ingestDeps(rt: Runtime): IngestDeps {
+  return {
+    store: rt.store,
+    adapters: SOURCE_ADAPTERS,
+    archive: createArchive(rt.config.archiveDir),
+    client: createUpstreamClient({
+      timeoutMs: rt.config.upstream.timeoutMs,
+      retries: rt.config.upstream.retries,
+      maxBytes: rt.config.upstream.maxBytes,
+    }),
+    sourceUrls: rt.config.sourceUrls,
+    log: (level, message, fields) => rt.logger[level](fields ?? {}, message),
+  };
+}

@@ -1,0 +1,181 @@
+/**
+ * Every setting of the service, read once from the environment at the entry point, validated,
+ * and passed down. No other module reads `process.env`.
+ */
+import { BlockList, isIP } from 'node:net';
+
+export const PLAN_IDS = ['free', 'starter', 'growth', 'scale'] as const;
+export type PlanId = (typeof PLAN_IDS)[number];
+
+/** A plan's limits. `null` request quota means unmetered. */
+export interface Plan {
+  id: PlanId;
+  requestsPerMonth: number | null;
+  identifiersPerMonth: number | null;
+  burstPerMinute: number;
+  /** Both published price tables, as configuration (display only). */
+  price: { tableA: string; tableB: string };
+}
+
+export interface Config {
+  port: number;
+  host: string;
+  /** `sqlite:<path>` or `postgres://…`, resolved. */
+  database: { engine: 'sqlite'; path: string } | { engine: 'postgres'; url: string };
+  redisUrl: string | null;
+  archiveDir: string;
+  /** Base address per source id, only for the sources given an override. */
+  sourceUrls: Record<string, string>;
+  burstExempt: BlockList;
+  burstExemptList: string[];
+  trustProxy: boolean | string[];
+  ingest: { schedule: 'daily' | 'off'; hourUtc: number };
+  upstream: { timeoutMs: number; retries: number; maxBytes: number };
+  plans: Record<PlanId, Plan>;
+  logLevel: string;
+}
+
+export class ConfigError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'ConfigError';
+  }
+}
+
+const DEFAULT_PLANS: Record<PlanId, Omit<Plan, 'id'>> = {
+  free: { requestsPerMonth: 500, identifiersPerMonth: 5_000, burstPerMinute: 10, price: { tableA: 'free', tableB: 'free' } },
+  starter: {
+    requestsPerMonth: 10_000,
+    identifiersPerMonth: 100_000,
+    burstPerMinute: 60,
+    price: { tableA: '$49/mo', tableB: '$29/mo' },
+  },
+  growth: {
+    requestsPerMonth: 100_000,
+    identifiersPerMonth: 1_000_000,
+    burstPerMinute: 300,
+    price: { tableA: '$199/mo', tableB: '$99/mo' },
+  },
+  scale: {
+    requestsPerMonth: 1_000_000,
+    identifiersPerMonth: 10_000_000,
+    burstPerMinute: 1000,
+    price: { tableA: '$499/mo', tableB: '$299/mo' },
+  },
+};
+
+type Env = Record<string, string | undefined>;
+
+function integer(env: Env, name: string, fallback: number, min: number, max: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  if (!/^\d+$/.test(raw)) throw new ConfigError(`${name} must be a whole number, got "${raw}"`);
+  const n = Number(raw);
+  if (n < min || n > max) throw new ConfigError(`${name} must be between ${min} and ${max}, got ${n}`);
+  return n;
+}
+
+function quota(env: Env, name: string, fallback: number | null): number | null {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  if (raw.toLowerCase() === 'unmetered') return null;
+  return integer(env, name, 0, 0, Number.MAX_SAFE_INTEGER);
+}
+
+/** Parses `DATABASE_URL`: a PostgreSQL URL, `sqlite:<path>`, `file:<path>` or a plain path. */
+export function parseDatabaseUrl(raw: string | undefined): Config['database'] {
+  if (raw === undefined || raw === '') return { engine: 'sqlite', path: './data/recalls.db' };
+  if (/^postgres(ql)?:\/\//i.test(raw)) return { engine: 'postgres', url: raw };
+  const path = raw.replace(/^(sqlite|file):(\/\/)?/i, '');
+  if (path === '') throw new ConfigError('DATABASE_URL names no SQLite file');
+  return { engine: 'sqlite', path };
+}
+
+/** The environment variable that overrides a source's base address: `RECALLS_SOURCE_US_FDA_FOOD_URL`. */
+export function sourceUrlVariable(sourceId: string): string {
+  return `RECALLS_SOURCE_${sourceId.toUpperCase().replace(/-/g, '_')}_URL`;
+}
+
+function parseExempt(raw: string | undefined): { list: BlockList; entries: string[] } {
+  const list = new BlockList();
+  const entries = (raw ?? '')
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s) => s !== '');
+  for (const entry of entries) {
+    const [address, prefix] = entry.split('/');
+    const family = isIP(address ?? '');
+    if (family === 0) throw new ConfigError(`RECALLS_BURST_EXEMPT: "${entry}" is not an address or CIDR`);
+    const type = family === 4 ? 'ipv4' : 'ipv6';
+    if (prefix === undefined) {
+      list.addAddress(address!, type);
+    } else {
+      const bits = Number(prefix);
+      if (!/^\d+$/.test(prefix) || bits > (family === 4 ? 32 : 128)) {
+        throw new ConfigError(`RECALLS_BURST_EXEMPT: "${entry}" has an invalid prefix length`);
+      }
+      list.addSubnet(address!, bits, type);
+    }
+  }
+  return { list, entries };
+}
+
+/** Reads and validates the configuration; throws ConfigError naming the offending variable. */
+export function loadConfig(env: Env, sourceIds: readonly string[]): Config {
+  const plans = {} as Record<PlanId, Plan>;
+  for (const id of PLAN_IDS) {
+    const d = DEFAULT_PLANS[id];
+    const prefix = `RECALLS_PLAN_${id.toUpperCase()}`;
+    plans[id] = {
+      id,
+      requestsPerMonth: quota(env, `${prefix}_REQUESTS`, d.requestsPerMonth),
+      identifiersPerMonth: quota(env, `${prefix}_IDENTIFIERS`, d.identifiersPerMonth),
+      burstPerMinute: integer(env, `${prefix}_BURST`, d.burstPerMinute, 1, 1_000_000),
+      price: d.price,
+    };
+  }
+  const sourceUrls: Record<string, string> = {};
+  for (const id of sourceIds) {
+    const value = env[sourceUrlVariable(id)];
+    if (value === undefined || value === '') continue;
+    try {
+      new URL(value);
+    } catch {
+      throw new ConfigError(`${sourceUrlVariable(id)} is not a URL: "${value}"`);
+    }
+    sourceUrls[id] = value.replace(/\/+$/, '');
+  }
+  const schedule = env.RECALLS_INGEST_SCHEDULE ?? 'daily';
+  if (schedule !== 'daily' && schedule !== 'off') {
+    throw new ConfigError(`RECALLS_INGEST_SCHEDULE must be "daily" or "off", got "${schedule}"`);
+  }
+  const trust = env.RECALLS_TRUST_PROXY ?? '';
+  const exempt = parseExempt(env.RECALLS_BURST_EXEMPT);
+  return {
+    port: integer(env, 'PORT', 8080, 0, 65535),
+    host: env.HOST || '127.0.0.1',
+    database: parseDatabaseUrl(env.DATABASE_URL),
+    redisUrl: env.REDIS_URL || null,
+    archiveDir: env.RECALLS_ARCHIVE_DIR || './data/archive',
+    sourceUrls,
+    burstExempt: exempt.list,
+    burstExemptList: exempt.entries,
+    trustProxy:
+      trust === '' || trust === 'false'
+        ? false
+        : trust === 'true'
+          ? true
+          : trust
+              .split(',')
+              .map((s) => s.trim())
+              .filter(Boolean),
+    ingest: { schedule, hourUtc: integer(env, 'RECALLS_INGEST_HOUR_UTC', 4, 0, 23) },
+    upstream: {
+      timeoutMs: integer(env, 'RECALLS_UPSTREAM_TIMEOUT_MS', 60_000, 100, 3_600_000),
+      retries: integer(env, 'RECALLS_UPSTREAM_RETRIES', 3, 0, 10),
+      maxBytes: integer(env, 'RECALLS_UPSTREAM_MAX_BYTES', 200 * 1024 * 1024, 1024, 4 * 1024 * 1024 * 1024),
+    },
+    plans,
+    logLevel: env.LOG_LEVEL || 'info',
+  };
+}

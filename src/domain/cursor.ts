@@ -1,0 +1,58 @@
+/**
+ * Opaque paging cursors. A cursor names the endpoint and a fingerprint of the filters it was
+ * issued for, carries the keyset position, and ends with a checksum so that a truncated or
+ * edited cursor is refused. Cursors grant nothing: every query is still scoped to the caller.
+ */
+import { createHash } from 'node:crypto';
+
+export type CursorPosition = (string | number | null)[];
+
+export class InvalidCursorError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'InvalidCursorError';
+  }
+}
+
+const DOMAIN = 'recalls-cursor-v1';
+
+function checksum(payload: string): string {
+  return createHash('sha256').update(`${DOMAIN}\n${payload}`).digest('base64url').slice(0, 16);
+}
+
+/** A short stable fingerprint of the filters a walk was started with. */
+export function filterFingerprint(filters: Record<string, unknown>): string {
+  const entries = Object.entries(filters)
+    .filter(([, v]) => v !== undefined && v !== null)
+    .sort(([a], [b]) => (a < b ? -1 : 1));
+  return createHash('sha256').update(JSON.stringify(entries)).digest('base64url').slice(0, 12);
+}
+
+export function encodeCursor(endpoint: string, fingerprint: string, position: CursorPosition): string {
+  const payload = Buffer.from(JSON.stringify([endpoint, fingerprint, position]), 'utf8').toString('base64url');
+  return `${payload}.${checksum(payload)}`;
+}
+
+/** Decodes a cursor issued for this endpoint and filter set, or throws InvalidCursorError. */
+export function decodeCursor(cursor: string, endpoint: string, fingerprint: string): CursorPosition {
+  const [payload, sum, ...rest] = cursor.split('.');
+  if (payload === undefined || sum === undefined || rest.length > 0 || checksum(payload) !== sum) {
+    throw new InvalidCursorError('the cursor is not one this service issued, or it was altered');
+  }
+  let decoded: unknown;
+  try {
+    decoded = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8'));
+  } catch {
+    throw new InvalidCursorError('the cursor does not decode');
+  }
+  if (!Array.isArray(decoded) || decoded.length !== 3 || !Array.isArray(decoded[2])) {
+    throw new InvalidCursorError('the cursor does not decode');
+  }
+  const [e, f, position] = decoded as [unknown, unknown, unknown[]];
+  if (e !== endpoint) throw new InvalidCursorError('the cursor was issued for another endpoint');
+  if (f !== fingerprint) throw new InvalidCursorError('the cursor was issued for other filters');
+  if (!position.every((p) => p === null || typeof p === 'string' || typeof p === 'number')) {
+    throw new InvalidCursorError('the cursor does not decode');
+  }
+  return position as CursorPosition;
+}

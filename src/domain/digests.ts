@@ -1,0 +1,21 @@
+/**
+ * The two receipt digests, so a caller can reproduce them from their own catalogue:
+ * lowercase hex SHA-256 over distinct entries, sorted by UTF-16 code unit, joined with "\n",
+ * no trailing newline.
+ */
+import { createHash } from 'node:crypto';
+
+function digestOfLines(lines: Iterable<string>): string {
+  const sorted = [...new Set(lines)].sort();
+  return createHash('sha256').update(sorted.join('\n'), 'utf8').digest('hex');
+}
+
+/** Digest of the checked identifiers: `kind:normalized` pairs, kind as submitted, lower-cased. */
+export function submittedDigest(pairs: Iterable<{ kind: string; normalized: string }>): string {
+  return digestOfLines([...pairs].map((p) => `${p.kind.toLowerCase()}:${p.normalized}`));
+}
+
+/** Digest of the matched recall ids (the digest of the empty string when nothing matched). */
+export function resultDigest(recallIds: Iterable<string>): string {
+  return digestOfLines(recallIds);
+}

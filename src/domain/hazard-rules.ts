@@ -1,0 +1,320 @@
+/**
+ * Maps an agency's own hazard wording (FDA reason for recall, CPSC hazard, NHTSA consequence …)
+ * to one canonical hazard category. An ordered rule table: the first category whose patterns
+ * match wins, so the order is the precedence (an undeclared allergen beats mislabelling, a named
+ * pathogen beats a generic quality failure, a physical harm beats the defect that causes it).
+ *
+ * Two passes: first the clauses where the agency names the harm itself ("…, posing a fall
+ * hazard", "increasing the risk of a crash"), then the whole text. CPSC narratives describe the
+ * mechanism before the harm ("clothing can get entrapped in the belt drive, posing a fall
+ * hazard"), and the named harm is the one that counts.
+ */
+import type { HazardCategory } from './taxonomy.ts';
+
+export interface HazardRule {
+  category: HazardCategory;
+  patterns: readonly RegExp[];
+}
+
+/** Allergens named in recall notices (US major allergens, EU/Canada priority allergens, sulfites). */
+const ALLERGEN = String.raw`(?:milk|dairy|lactose|casein(?:ate)?s?|whey|cheese|yogh?urt|colostrum|eggs?|peanuts?|tree[- ]?nuts?|nuts?|almonds?|walnuts?|cashews?|pecans?|hazelnuts?|pistachios?|macadamias?|brazil[- ]nuts?|pine[- ]nuts?|coconuts?|soy(?:a|beans?)?|(?:soy[- ])?lecithin|wheat|gluten|fish|anchov(?:y|ies)|shellfish|crustaceans?|shrimps?|prawns?|crabs?|lobsters?|crayfish|molluscs?|mollusks?|clams?|oysters?|mussels?|scallops?|squid|sesame|sulfites?|sulphites?|sulfur dioxide|sulphur dioxide|(?:meta)?bisulfites?|mustard|celery|lupine?|(?:fd&c )?yellow (?:no\.?|#)? ?5|tartrazine)`;
+
+/** Active pharmaceutical ingredients found hidden in "supplements", plus the generic wording. */
+const HIDDEN_DRUG = String.raw`(?:\w+afil|sibutramine|phenolphthalein|desmethylsibutramine|fluoxetine|dexamethasone|diclofenac|ibuprofen|steroids?|drugs?|active (?:pharmaceutical )?ingredients?)`;
+
+/** The order of this table is the precedence. */
+export const HAZARD_RULES: readonly HazardRule[] = [
+  {
+    category: 'undeclared_allergen',
+    patterns: [
+      /\ballergens?\b(?! extracts?)/i,
+      new RegExp(
+        String.raw`\b(?:undeclared|undisclosed|unlabell?ed|not declared|not listed)\b[^.;]{0,60}?\b${ALLERGEN}\b`,
+        'i',
+      ),
+      new RegExp(
+        String.raw`\b${ALLERGEN}\b[^.;]{0,80}?\b(?:not|isn't|aren't)\s+(?:declared|listed|labell?ed|identified|disclosed)\b`,
+        'i',
+      ),
+      new RegExp(String.raw`\btraces? of ${ALLERGEN}\b`, 'i'),
+      new RegExp(String.raw`\b${ALLERGEN}[- ]free\b[^.;]{0,60}\bcontains?\b`, 'i'),
+      /\bcross[- ]contact\b/i,
+    ],
+  },
+  {
+    category: 'microbial_contamination',
+    patterns: [
+      /\blisteria\b/i,
+      /\bsalmonell/i,
+      /\be\.?\s?coli\b/i,
+      /\bescherichia\b/i,
+      /\bSTEC\b/,
+      /\bO157\b/i,
+      /\bclostridium\b/i,
+      /\bbotulin/i,
+      /\bbotulism\b/i,
+      /\bcronobacter\b/i,
+      /\bstaphylococc/i,
+      /\bbacillus\b/i,
+      /\bvibrio\b/i,
+      /\bcampylobacter\b/i,
+      /\bshigella\b/i,
+      /\bpseudomonas\b/i,
+      /\bburkholderia\b/i,
+      /\bhepatitis a\b/i,
+      /\bnorovirus\b/i,
+      /\bcyclospora\b/i,
+      /\bbacteri(?:a|al|um)\b/i,
+      /\bmicrob(?:e|es|ial|ially|iological)\b/i,
+      /\bpathogen(?:s|ic)?\b/i,
+      /\bmou?ld(?:s|y)?\b(?!\s+(?:release|cavity|cavities|line|flash|parting))/i,
+      /\byeasts?\b/i,
+      /\bfung(?:al|us|i)\b/i,
+      /\b(?:afla|myco)toxins?\b/i,
+      /\bsteril(?:e|ity)\b/i,
+      /\bnon-?\s?sterile\b/i,
+      /\bunsterile\b/i,
+      /\b(?:insanitary|unsanitary)\b/i,
+      /\bunder-?process/i,
+      /\bspoil(?:age|ed)\b/i,
+      /\b(?:swollen|bloated|swelling)\s+(?:cans?|containers?|packages?|pouch(?:es)?|lids?)\b/i,
+      /\b(?:TAMC|TYMC)\b/,
+    ],
+  },
+  {
+    category: 'foreign_matter',
+    patterns: [
+      /\bforeign\s+(?:material|matter|object|substance|bod(?:y|ies)|particles?)/i,
+      /\bextraneous\s+(?:material|matter)/i,
+      /\b(?:metal|metallic|glass|plastic|wood(?:en)?|rubber|stone|rock|bone|hard)\s+(?:fragments?|pieces?|particles?|particulates?|shavings?|filings?|shards?|chips?|splinters?|debris|wire)\b/i,
+      /\bpieces? of (?:metal|glass|plastic|wood|rubber|bone)\b/i,
+      /\bparticulates?\b/i,
+      /\bfilth\b/i,
+      /\b(?:insects?|rodents?)\b/i,
+      /\bshards?\b/i,
+    ],
+  },
+  {
+    category: 'chemical',
+    patterns: [
+      /(?<!blood )\bpoison/i,
+      /\b(?:skin|eye|respiratory)\b[\w ,]{0,30}\birritation\b/i,
+      /\btoxic\b/i,
+      /\blead\s+(?:paint|content|levels?|poisoning)\b/i,
+      /\b(?:levels? of|excess(?:ive)?|contains?|containing|elevated)\s+lead\b/i,
+      /\b(?:cadmium|arsenic|mercury|phthalates?|benzene|methanol|formaldehyde|asbestos|ethylene oxide|carbon monoxide|histamine|scombro\w*)\b/i,
+      /\b(?:NDMA|NDEA|NMBA|NDIPA|NEIPA)\b/,
+      /\bnitrosamines?\b/i,
+      /\bN-?nitroso/i,
+      /\bchemical\s+(?:contamination|burns?|hazard|exposure)/i,
+      /\bcontaminated with (?:a )?chemical/i,
+      new RegExp(String.raw`\b(?:undeclared|hidden)\b[^.;]{0,40}?\b${HIDDEN_DRUG}\b`, 'i'),
+      /\belevated levels? of\b/i,
+      /\bexcess(?:ive)? (?:levels? of )?(?:vitamin|iron|selenium|iodine|caffeine|fluoride)/i,
+      /\bchild[- ]resistant\b/i,
+      /\bPoison Prevention Packaging\b/i,
+    ],
+  },
+  {
+    category: 'fire',
+    patterns: [
+      /\bfires?\b/i,
+      /\bflames?\b/i,
+      /\bflammab/i,
+      /\bignit(?:e|es|ed|ing)\b/i,
+      /\bignition source/i,
+      /\bexplo(?:de|des|ded|ding|sion|sions|sive)\b/i,
+      /\boverheat/i,
+      /\bcombust/i,
+      /\bsmou?lder/i,
+      /\bthermal runaway\b/i,
+      /\bshort[- ]circuit/i,
+    ],
+  },
+  {
+    category: 'electrical_shock',
+    patterns: [
+      /\belectric(?:al)?\s+shock/i,
+      /\belectrocut/i,
+      /\bshock (?:hazard|risk)/i,
+      /\brisk of (?:electric(?:al)? )?shock/i,
+      /\bshock (?:and|or) (?:fire|burn|electrocution)/i,
+      /\b(?:fire|burn)s?,? (?:and|or) (?:electric(?:al)? )?shock/i,
+    ],
+  },
+  {
+    category: 'burn',
+    patterns: [/\bburns?\b/i, /\bscald/i, /\bthermal injur/i, /\bhot (?:surfaces?|water|liquids?|oil|steam)\b/i],
+  },
+  { category: 'drowning', patterns: [/\bdrown/i, /\bsubmersion\b/i] },
+  { category: 'suffocation', patterns: [/\bsuffocat/i, /\basphyx/i, /\bsmother/i] },
+  { category: 'strangulation', patterns: [/\bstrangl/i, /\bstrangul/i, /\bentangl/i] },
+  {
+    category: 'choking',
+    patterns: [/\bchok(?:e|es|ed|ing)\b/i, /\bsmall parts?\b/i, /\bingest(?:ion|ed)?\b/i, /\bswallow/i, /\baspirat/i],
+  },
+  { category: 'entrapment', patterns: [/\bentrap/i, /\btrapped\b/i] },
+  {
+    category: 'laceration',
+    patterns: [
+      /\blacerat/i,
+      /\bcut (?:hazard|risk)/i,
+      /\b(?:risk|hazard) of cuts?\b/i,
+      /\bpunctur/i,
+      /\bsharp (?:edges?|points?)\b/i,
+      /\bneedle[- ]?sticks?\b/i,
+      /\bexposed needle/i,
+      /\bneedle tip\b[^.;]{0,40}\bexposed\b/i,
+    ],
+  },
+  {
+    category: 'fall',
+    patterns: [
+      /\bfalls? hazard/i,
+      /\bfalls?(?:,| and| or)[^.;]{0,60}?\bhazards?\b/i,
+      /\b(?:risk|hazard) of (?:a )?falls?\b/i,
+      /\b(?:can|could|may|might|to|will)\s+fall\b(?!\s+(?:outside|out of|below|above|within|short|under))/i,
+      /\bfalling\b(?!\s+(?:outside|out of|below|above|within|short|under))/i,
+      /\bcollaps(?:e|es|ed|ing)\b/i,
+      /\btip(?:s|ping)? over while in use\b/i,
+    ],
+  },
+  {
+    category: 'vehicle_crash',
+    patterns: [
+      /\b(?:risk|hazard|chance) of (?:a )?(?:crash|collision)/i,
+      /\bcrash (?:hazard|risk)/i,
+      /\bcrash(?:es)?(?:,| and| or)[^.;]{0,60}?\bhazards?\b/i,
+      /\b(?:in|during|cause|causing|result in) a (?:crash|collision)/i,
+      /\bvehicle crash/i,
+      /\bloss of (?:vehicle |steering |motive |drive |braking )?(?:control|power|steering|propulsion|braking)\b/i,
+      /\blose control\b/i,
+      /\bair ?bags?\b/i,
+      /\bbrak(?:e|es|ing)\s+(?:failure|fluid|hoses?|lines?|calipers?|pedal|booster|assist|system|performance|ability|distance)/i,
+      /\breduced braking\b/i,
+      /\bincreas\w* (?:the )?stopping distance/i,
+      /\bsteering\s+(?:control|failure|gear|column|wheel|assist|rack|linkage)/i,
+      /\bseat ?belts?\b/i,
+      /\broll ?away\b/i,
+      /\b(?:reduc\w*|limit\w*)[^.;]{0,30}\bvisibility\b/i,
+      /\brear ?view (?:camera|image)/i,
+    ],
+  },
+  {
+    category: 'injury',
+    patterns: [
+      /\binjury hazard/i,
+      /\bimpact (?:hazard|injur)/i,
+      /\bfrom impact\b/i,
+      /\bimpact (?:to|with)\b/i,
+      /\b(?:head|physical|bodily) injur/i,
+      /\b(?:fragments?|parts?|pieces?|debris)\b[^.;]{0,40}\beject/i,
+      /\bforcefully eject/i,
+      /\bcrush/i,
+      /\bpinch/i,
+      /\bamputat/i,
+      /\bprojectile/i,
+      /\btip[- ]?over\b/i,
+      /\bstruck\b/i,
+    ],
+  },
+  {
+    category: 'mislabelling',
+    patterns: [
+      /\bmis-?label/i,
+      /\bmis-?brand/i,
+      /\bmis-?pack/i,
+      /^\s*label(?:l)?ing\s*:/i,
+      /\blabel(?:l)?ing (?:errors?|mix-?ups?|issues?|deficienc)/i,
+      /\blabel mix-?ups?\b/i,
+      /\bmix-?ups?\b/i,
+      /\bincorrectly (?:label|packag|print)/i,
+      /\b(?:wrong|incorrect|inaccurate|erroneous|missing)\b[^.;]{0,40}?\b(?:labels?|labell?ing|labell?ed|lot|expir\w*|exp|dates?|strength|name|information|inserts?|instructions|warnings?)\b/i,
+      /\b(?:wrong|incorrect)\b[^.;]{0,60}?\bpackaged\b/i,
+      /\bpackaged (?:in|with|into) (?:the |a )?(?:wrong|incorrect)\b/i,
+      /\bextended (?:sell|use|best)[- ]by\b/i,
+      /\bextended (?:expiration|expiry|shelf)/i,
+      /\bforeign (?:tablets?|capsules?|pills?)\b/i,
+      /\bmay contain (?:units|tablets|capsules|bottles|packages|vials|cartons|cans|pouches) of\b/i,
+    ],
+  },
+  {
+    category: 'quality_defect',
+    patterns: [
+      /\bsub-?potent/i,
+      /\bsuper-?potent/i,
+      /\bpotency\b/i,
+      /\bdissolution\b/i,
+      /\bstability\b/i,
+      /\bspecifications?\b/i,
+      /\bout of spec/i,
+      /\bOOS\b/,
+      /\bc?GMP\b/i,
+      /\bgood manufacturing practice/i,
+      /\bquality system/i,
+      /\bmalfunction/i,
+      /\bdefect(?:s|ive)?\b/i,
+      /\bfail(?:s|ed|ing|ures?)?\b/i,
+      /\bcrack(?:s|ed|ing)?\b/i,
+      /\bfractur/i,
+      /\bbreak(?:s|age|ing)?\b/i,
+      /\bbroken\b/i,
+      /\bleak(?:s|ed|ing|age)?\b/i,
+      /\bdegrad/i,
+      /\bimpurit/i,
+      /\bcontent uniformity\b/i,
+      /\bcrystalli[sz]/i,
+      /\bprecipitat/i,
+      /\bdiscolou?r/i,
+      /\b(?:over|under)sized\b/i,
+      /\bunexpected (?:movement|behaviou?r|shutdown|operation|reboot|restart)/i,
+      /\bsoftware\b/i,
+      /\berrors?\b/i,
+      /\binaccurate\b/i,
+      /\bfalse (?:positive|negative)/i,
+      /\bcalibrat/i,
+      /\bnot (?:the )?specified\b/i,
+      /\b(?:does|do|may|might|did) not (?:meet|conform)/i,
+      /\bnon-?conform/i,
+      /\bdeviations?\b/i,
+      /\btemperature (?:abuse|excursion)/i,
+      /\bseparat(?:e|es|ed|ion)\b/i,
+      /\bdetach/i,
+      /\bcorro(?:de|des|ded|sion)\b/i,
+      /\bunder-?fill/i,
+      /\bshort[- ]fill/i,
+    ],
+  },
+];
+
+/**
+ * Clauses in which the agency names the harm itself: what follows "posing", "presents",
+ * "increasing the risk of" … up to the end of the sentence.
+ */
+const NAMED_HARM =
+  /\b(?:pos(?:e|es|ing)|present(?:s|ing)?|increas\w* the (?:risk|chance) of|risk of|hazard of)\b([^.;]*)/gi;
+
+function firstMatch(text: string): number {
+  for (let i = 0; i < HAZARD_RULES.length; i++) {
+    if (HAZARD_RULES[i]!.patterns.some((p) => p.test(text))) return i;
+  }
+  return -1;
+}
+
+/**
+ * The canonical hazard category for an agency's hazard wording: null when there is no text,
+ * `other` when no rule names it.
+ */
+export function classifyHazard(text: string | null): HazardCategory | null {
+  if (text === null) return null;
+  const clean = text.normalize('NFKC').replace(/\s+/g, ' ').trim();
+  if (clean === '') return null;
+
+  let best = -1;
+  for (const m of clean.matchAll(NAMED_HARM)) {
+    const i = firstMatch(m[1] ?? '');
+    if (i !== -1 && (best === -1 || i < best)) best = i;
+  }
+  if (best === -1) best = firstMatch(clean);
+  return best === -1 ? 'other' : HAZARD_RULES[best]!.category;
+}

@@ -1,0 +1,63 @@
+/**
+ * National Drug Codes (identifiers.md, "ndc"). The canonical form is the 11-digit HIPAA 5-4-2
+ * package code without hyphens, or the 9-digit 5-4 product key for a product NDC.
+ */
+import type { Normalised } from './kinds.ts';
+
+type Rejection = Extract<Normalised, { ok: false }>;
+/** The outcome of the NDC rule. */
+export type NdcResult = { ok: true; normalized: string } | Rejection;
+
+/** Segment layouts and how each becomes 5-4-2 (package) or 5-4 (product). */
+const LAYOUTS: Readonly<Record<string, (s: readonly string[]) => string>> = {
+  '4-4-2': ([a, b, c]) => `0${a}${b}${c}`,
+  '5-3-2': ([a, b, c]) => `${a}0${b}${c}`,
+  '5-4-1': ([a, b, c]) => `${a}${b}0${c}`,
+  '5-4-2': ([a, b, c]) => `${a}${b}${c}`,
+  '4-4': ([a, b]) => `0${a}${b}`,
+  '5-3': ([a, b]) => `${a}0${b}`,
+  '5-4': ([a, b]) => `${a}${b}`,
+};
+
+function reject(reason: Rejection['reason'], detail: string): Rejection {
+  return { ok: false, reason, detail };
+}
+
+/**
+ * Normalises an NDC. Spaces count as hyphens and one trailing sentence period is ignored
+ * (`NDC# 68400-352-30.`). Hyphenated 4-4-2, 5-3-2, 5-4-1 and 5-4-2 package codes become 11
+ * digits by padding the short segment; 11 plain digits are read as 5-4-2; hyphenated 4-4, 5-3
+ * and 5-4 product codes become the 9-digit product key. 10 plain digits are `ambiguous` (they
+ * fit three layouts); anything else is `invalid_length`.
+ */
+export function normaliseNdc(value: string): NdcResult {
+  const text = value
+    .replace(/\.$/, '')
+    .trim()
+    .replace(/[\s-]+/g, '-');
+  const bad = /[^0-9-]/.exec(text);
+  if (bad) return reject('invalid_characters', `contains "${bad[0]}"; an NDC has only digits and hyphens`);
+  const segments = text.split('-');
+  if (segments.length === 1) {
+    if (text.length === 11) return { ok: true, normalized: text };
+    if (text.length === 10) {
+      return reject(
+        'ambiguous',
+        'a 10-digit NDC without hyphens is ambiguous (it fits 4-4-2, 5-3-2 and 5-4-1); give it with hyphens',
+      );
+    }
+    return reject(
+      'invalid_length',
+      `an NDC without hyphens must have 11 digits, this one has ${text.length}`,
+    );
+  }
+  const layout = segments.map((s) => s.length).join('-');
+  const convert = LAYOUTS[layout];
+  if (!convert) {
+    return reject(
+      'invalid_length',
+      `segment layout ${layout} is not an NDC layout (4-4-2, 5-3-2, 5-4-1, 5-4-2, or 4-4, 5-3, 5-4 for a product)`,
+    );
+  }
+  return { ok: true, normalized: convert(segments) };
+}

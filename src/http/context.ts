@@ -1,0 +1,49 @@
+/**
+ * What the gates attach to a request and what a route declares about itself, as Fastify type
+ * augmentations, plus the dependencies the HTTP layer is built from.
+ */
+import type { Config, Plan } from '../config.ts';
+import type { SourceMeta } from '../ingest/source.ts';
+import type { Store } from '../store/database.ts';
+import type { ApiKeyRecord } from '../store/keys-store.ts';
+import type { BurstLimiter } from './gates/burst.ts';
+
+/** Who is calling, as resolved from the request's key headers. */
+export type AuthState =
+  | { state: 'missing' }
+  | { state: 'invalid' }
+  | { state: 'revoked'; key: ApiKeyRecord; plan: Plan }
+  | { state: 'valid'; key: ApiKeyRecord; plan: Plan };
+
+/** Usage reserved for a request, given back unless it is answered 2xx (or when `refund` is set). */
+export interface QuotaHold {
+  keyId: string;
+  month: string;
+  requests: number;
+  identifiers: number;
+  refund: boolean;
+}
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** `key`: a valid key is required; `optional-key`: served without, refused with a bad one; `public`: never checked. */
+    access?: 'key' | 'optional-key' | 'public';
+    /** How the weak ETag is derived: from the corpus version (and the key's receipts), or from the body. */
+    etag?: 'corpus' | 'corpus-key' | 'body';
+  }
+  interface FastifyRequest {
+    auth: AuthState;
+    quotaHold: QuotaHold | undefined;
+  }
+}
+
+export interface AppDeps {
+  store: Store;
+  config: Config;
+  /** Every registered source's static facts, in source-id order. */
+  sources: readonly SourceMeta[];
+  burstLimiter: BurstLimiter;
+  clock?: () => Date;
+  /** Fastify logger option: false in tests, pino options when serving. */
+  logger?: boolean | Record<string, unknown>;
+}

@@ -1,0 +1,41 @@
+/** Resolves the API key of a request (Bearer or X-API-Key) without deciding anything yet. */
+import type { FastifyRequest } from 'fastify';
+import type { Config, PlanId } from '../../config.ts';
+import type { Store } from '../../store/database.ts';
+import type { AuthState } from '../context.ts';
+import { ProblemError } from '../problems.ts';
+
+/** The key presented by a request, or undefined; a malformed Authorization header counts as a bad key. */
+export function presentedKey(request: FastifyRequest): string | undefined | null {
+  const authorization = request.headers.authorization;
+  if (authorization !== undefined) {
+    const m = /^Bearer[ ]+(\S+)\s*$/i.exec(authorization);
+    return m?.[1] ?? null;
+  }
+  const header = request.headers['x-api-key'];
+  if (typeof header === 'string') return header.trim();
+  if (Array.isArray(header)) return null;
+  return undefined;
+}
+
+export async function resolveAuth(request: FastifyRequest, store: Store, config: Config): Promise<AuthState> {
+  const key = presentedKey(request);
+  if (key === undefined) return { state: 'missing' };
+  if (key === null || key === '') return { state: 'invalid' };
+  const record = await store.keys.findByKey(key);
+  if (record === undefined) return { state: 'invalid' };
+  const plan = config.plans[record.plan as PlanId] ?? config.plans.free;
+  return record.revoked_at !== null ? { state: 'revoked', key: record, plan } : { state: 'valid', key: record, plan };
+}
+
+/** Refuses a request whose key the route's access rule does not accept. */
+export function enforceAuth(auth: AuthState, access: 'key' | 'optional-key'): void {
+  if (auth.state === 'revoked') throw new ProblemError('forbidden', 'This API key has been revoked.');
+  if (auth.state === 'invalid') throw new ProblemError('unauthorized', 'The API key is not valid.');
+  if (auth.state === 'missing' && access === 'key') {
+    throw new ProblemError(
+      'unauthorized',
+      'An API key is required: send "Authorization: Bearer <key>" or "X-API-Key: <key>".',
+    );
+  }
+}

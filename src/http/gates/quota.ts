@@ -1,0 +1,37 @@
+/** Monthly quotas: reserve before the handler, give back what was not answered 2xx. */
+import type { Plan } from '../../config.ts';
+import type { Store } from '../../store/database.ts';
+import type { QuotaHold } from '../context.ts';
+import { ProblemError } from '../problems.ts';
+
+/** The calendar month in UTC, `YYYY-MM`. */
+export function usageMonth(now: Date): string {
+  return now.toISOString().slice(0, 7);
+}
+
+/** Reserves usage for a key or throws quota-exceeded; returns the hold to release on failure. */
+export async function reserveQuota(
+  store: Store,
+  keyId: string,
+  plan: Plan,
+  now: Date,
+  amount: { requests: number; identifiers: number },
+): Promise<QuotaHold> {
+  const month = usageMonth(now);
+  const ok = await store.usage.reserve(keyId, month, amount, {
+    requests: plan.requestsPerMonth,
+    identifiers: plan.identifiersPerMonth,
+  });
+  if (!ok) {
+    const what =
+      amount.identifiers > 0
+        ? `checking ${amount.identifiers} identifiers would exceed the ${plan.id} plan's ${plan.identifiersPerMonth} identifiers`
+        : `the ${plan.id} plan's ${plan.requestsPerMonth} requests are used up`;
+    throw new ProblemError('quota-exceeded', `Monthly quota exhausted: ${what} for ${month} (UTC).`);
+  }
+  return { keyId, month, requests: amount.requests, identifiers: amount.identifiers, refund: false };
+}
+
+export async function releaseQuota(store: Store, hold: QuotaHold): Promise<void> {
+  await store.usage.release(hold.keyId, hold.month, { requests: hold.requests, identifiers: hold.identifiers });
+}

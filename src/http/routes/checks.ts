@@ -1,0 +1,148 @@
+/** POST /v1/checks, GET /v1/checks, GET /v1/checks/{id}: catalogue checks and their receipts. */
+import { Type } from '@sinclair/typebox';
+import type { FastifyInstance } from 'fastify';
+import { decodeCursor, encodeCursor, filterFingerprint } from '../../domain/cursor.ts';
+import type { RouteContext } from '../app.ts';
+import { CheckService, parseIdempotencyKey, type CheckInput } from '../check-service.ts';
+import { ProblemError } from '../problems.ts';
+import { sourceOfRecallId } from '../source-catalog.ts';
+import { CheckReceiptSchema, CursorSchema, envelope, KEYED_ERRORS, LimitSchema } from '../schemas.ts';
+
+const CheckBody = Type.Object(
+  {
+    label: Type.Optional(Type.String({ maxLength: 200, description: "The caller's own reference; echoed back" })),
+    identifiers: Type.Array(
+      Type.Object(
+        {
+          kind: Type.String({ description: 'Identifier kind (case-insensitive); another string is rejected as unknown_kind' }),
+          value: Type.String(),
+        },
+        { additionalProperties: false },
+      ),
+      { minItems: 1, maxItems: 1000 },
+    ),
+  },
+  { additionalProperties: false },
+);
+
+const ListQuery = Type.Object({ limit: Type.Optional(LimitSchema), cursor: Type.Optional(CursorSchema) });
+const IdParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 128 }) });
+
+function attributionOf(ctx: RouteContext, recallIds: string[]): { attribution?: string[] } {
+  const attribution = ctx.catalog.attribution(recallIds.map(sourceOfRecallId));
+  return attribution.length > 0 ? { attribution } : {};
+}
+
+export function registerCheckRoutes(app: FastifyInstance, ctx: RouteContext): void {
+  const { deps, catalog, now } = ctx;
+  const service = new CheckService(deps.store, catalog);
+
+  app.post(
+    '/checks',
+    {
+      schema: {
+        operationId: 'runCheck',
+        summary: 'Check up to 1000 identifiers and keep a receipt',
+        description:
+          'Identifiers are normalised and matched; those that cannot be normalised are listed in `rejected`. ' +
+          'Duplicates are checked once. The receipt is immutable and recorded against the calling key. ' +
+          'Send `Idempotency-Key` to make retries safe (24 hours; a replay answers `Idempotent-Replayed: true`).',
+        tags: ['identifiers'],
+        headers: Type.Object({
+          'idempotency-key': Type.Optional(Type.String({ description: '1 to 255 printable characters' })),
+        }),
+        body: CheckBody,
+        response: { 201: envelope(Type.Ref(CheckReceiptSchema)), ...KEYED_ERRORS },
+      },
+      config: { access: 'key' },
+    },
+    async (request, reply) => {
+      const auth = request.auth;
+      if (auth.state !== 'valid' || request.quotaHold === undefined) throw new Error('check reached without a key');
+      const idempotencyKey = parseIdempotencyKey(request.headers['idempotency-key']);
+      const { receipt, replayed } = await service.run(
+        request.body as CheckInput,
+        { id: auth.key.id, plan: auth.plan },
+        request.quotaHold,
+        idempotencyKey,
+        now(),
+      );
+      if (replayed) reply.header('Idempotent-Replayed', 'true');
+      return reply.code(201).send({
+        data: receipt,
+        meta: {
+          count: 1,
+          data_as_of: await catalog.dataAsOf(),
+          ...attributionOf(ctx, (receipt.matches ?? []).map((m) => m.recall_id)),
+        },
+      });
+    },
+  );
+
+  app.get(
+    '/checks',
+    {
+      schema: {
+        operationId: 'listChecks',
+        summary: "The calling key's receipts, newest first (without matches)",
+        tags: ['identifiers'],
+        querystring: ListQuery,
+        response: { 200: envelope(Type.Array(Type.Ref(CheckReceiptSchema))), ...KEYED_ERRORS },
+      },
+      config: { access: 'key', etag: 'corpus-key' },
+    },
+    async (request) => {
+      const auth = request.auth;
+      if (auth.state !== 'valid') throw new Error('list reached without a key');
+      const q = request.query as typeof ListQuery.static;
+      const fingerprint = filterFingerprint({ key: auth.key.id });
+      let before: number | undefined;
+      if (q.cursor !== undefined) {
+        const [seq] = decodeCursor(q.cursor, 'checks', fingerprint);
+        if (typeof seq !== 'number' || !Number.isInteger(seq)) throw new ProblemError('invalid-cursor', 'Invalid cursor.', { parameter: 'cursor' });
+        before = seq;
+      }
+      const limit = q.limit ?? 50;
+      const page = await deps.store.checks.list(auth.key.id, limit, before);
+      return {
+        data: page.rows,
+        meta: {
+          count: page.rows.length,
+          limit,
+          next_cursor: page.more && page.lastSeq !== null ? encodeCursor('checks', fingerprint, [page.lastSeq]) : null,
+          data_as_of: await catalog.dataAsOf(),
+        },
+      };
+    },
+  );
+
+  app.get(
+    '/checks/:id',
+    {
+      schema: {
+        operationId: 'getCheck',
+        summary: 'One receipt, with its matches frozen as at check time',
+        description: "Another key's receipt gives 404, exactly as a missing one does.",
+        tags: ['identifiers'],
+        params: IdParams,
+        response: { 200: envelope(Type.Ref(CheckReceiptSchema)), ...KEYED_ERRORS },
+      },
+      config: { access: 'key', etag: 'corpus-key' },
+    },
+    async (request) => {
+      const auth = request.auth;
+      if (auth.state !== 'valid') throw new Error('receipt reached without a key');
+      const { id } = request.params as typeof IdParams.static;
+      const receipt = await deps.store.checks.get(auth.key.id, id);
+      if (receipt === undefined) throw new ProblemError('not-found', `No check "${id}" for this API key.`);
+      return {
+        data: receipt,
+        meta: {
+          count: 1,
+          data_as_of: await catalog.dataAsOf(),
+          ...attributionOf(ctx, (receipt.matches ?? []).map((m) => m.recall_id)),
+        },
+      };
+    },
+  );
+}

@@ -1,0 +1,25 @@
+/** GET /v1/health: no key, no envelope. */
+import { Type } from '@sinclair/typebox';
+import type { FastifyInstance } from 'fastify';
+import type { RouteContext } from '../app.ts';
+import { HealthSchema, PUBLIC_ERRORS } from '../schemas.ts';
+
+export function registerHealthRoutes(app: FastifyInstance, { catalog, now }: RouteContext): void {
+  app.get(
+    '/health',
+    {
+      schema: {
+        operationId: 'getHealth',
+        summary: 'Service and per-source health',
+        description:
+          '`ok`: every enabled source succeeded at its last attempt and is within twice its cadence; `degraded`: at least one failed or is stale; `unknown`: none has ever been fetched.',
+        tags: ['service'],
+        security: [],
+        querystring: Type.Object({}),
+        response: { 200: Type.Ref(HealthSchema), ...PUBLIC_ERRORS },
+      },
+      config: { access: 'public', etag: 'body' },
+    },
+    async () => catalog.health(now()),
+  );
+}

@@ -1,0 +1,74 @@
+/** GET /v1/identifiers/{kind}/{value}: recalls holding one identifier, in any of its printed forms. */
+import { Type } from '@sinclair/typebox';
+import type { FastifyInstance } from 'fastify';
+import { decodeCursor, encodeCursor, filterFingerprint } from '../../domain/cursor.ts';
+import { IDENTIFIER_KINDS, parseKind } from '../../domain/identifiers/kinds.ts';
+import { lookupKeys } from '../../domain/identifiers/match-keys.ts';
+import { normaliseIdentifier } from '../../domain/identifiers/normalise.ts';
+import { positionOf } from '../../store/recalls-store.ts';
+import type { RouteContext } from '../app.ts';
+import { ProblemError, invalidParameter } from '../problems.ts';
+import { CursorSchema, envelope, KEYED_ERRORS, LimitSchema, RecallMatchSchema } from '../schemas.ts';
+
+const Params = Type.Object({
+  kind: Type.String({
+    description: `Identifier kind, case-insensitive: ${IDENTIFIER_KINDS.join(', ')}`,
+    examples: ['upc'],
+  }),
+  value: Type.String({
+    description: 'The identifier as printed on the product or in the catalogue; normalised as at ingestion',
+    examples: ['0 50428 54100 5'],
+  }),
+});
+const Query = Type.Object({ limit: Type.Optional(LimitSchema), cursor: Type.Optional(CursorSchema) });
+
+export function registerIdentifierRoutes(app: FastifyInstance, { deps, catalog }: RouteContext): void {
+  app.get(
+    '/identifiers/:kind/:value',
+    {
+      schema: {
+        operationId: 'lookupByIdentifier',
+        summary: 'Recalls holding one identifier',
+        description:
+          'GTIN, UPC and EAN share one key space (GTIN-14), lot and batch share one, a product NDC matches its packages. ' +
+          'A value that cannot be normalised gives 400 (`parameter: value`); a valid value that matches nothing gives `data: []`.',
+        tags: ['identifiers'],
+        params: Params,
+        querystring: Query,
+        response: { 200: envelope(Type.Array(Type.Ref(RecallMatchSchema))), ...KEYED_ERRORS },
+      },
+      config: { access: 'key', etag: 'corpus' },
+    },
+    async (request) => {
+      const { kind: rawKind, value } = request.params as typeof Params.static;
+      const q = request.query as typeof Query.static;
+      const kind = parseKind(rawKind);
+      if (kind === undefined) {
+        throw invalidParameter('kind', `Unknown identifier kind "${rawKind}". Kinds: ${IDENTIFIER_KINDS.join(', ')}.`);
+      }
+      const normalised = normaliseIdentifier(kind, value);
+      if (!normalised.ok) throw invalidParameter('value', `Cannot normalise ${kind} "${value}": ${normalised.detail} (${normalised.reason}).`);
+      const fingerprint = filterFingerprint({ kind: normalised.kind, normalized: normalised.normalized });
+      let after: { sortDate: string; id: string } | undefined;
+      if (q.cursor !== undefined) {
+        const [sortDate, id] = decodeCursor(q.cursor, 'identifiers', fingerprint);
+        if (typeof sortDate !== 'string' || typeof id !== 'string') throw new ProblemError('invalid-cursor', 'Invalid cursor.', { parameter: 'cursor' });
+        after = { sortDate, id };
+      }
+      const limit = q.limit ?? 50;
+      const page = await deps.store.recalls.lookup(lookupKeys(normalised.kind, normalised.normalized), limit, after);
+      const last = page.rows[page.rows.length - 1];
+      const attribution = catalog.attribution(page.rows.map((r) => r.source.id));
+      return {
+        data: page.rows,
+        meta: {
+          count: page.rows.length,
+          limit,
+          next_cursor: page.more && last !== undefined ? encodeCursor('identifiers', fingerprint, [positionOf(last).sortDate, last.id]) : null,
+          data_as_of: await catalog.dataAsOf(),
+          ...(attribution.length > 0 ? { attribution } : {}),
+        },
+      };
+    },
+  );
+}

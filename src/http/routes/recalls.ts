@@ -1,0 +1,172 @@
+/** GET /v1/recalls, /v1/recalls/{id}, /v1/recalls/{id}/revisions. */
+import { Type } from '@sinclair/typebox';
+import type { FastifyInstance } from 'fastify';
+import { decodeCursor, encodeCursor, filterFingerprint } from '../../domain/cursor.ts';
+import { isCalendarDate } from '../../domain/dates.ts';
+import { positionOf, type RecallFilters } from '../../store/recalls-store.ts';
+import type { RouteContext } from '../app.ts';
+import { ProblemError, invalidParameter } from '../problems.ts';
+import {
+  CursorSchema,
+  envelope,
+  HazardCategorySchema,
+  KEYED_ERRORS,
+  LimitSchema,
+  RecallSchema,
+  RemedySchema,
+  RevisionSchema,
+  SeveritySchema,
+} from '../schemas.ts';
+
+const ListQuery = Type.Object({
+  jurisdiction: Type.Optional(Type.String({ minLength: 1, maxLength: 16, description: 'Jurisdiction code as published' })),
+  source: Type.Optional(Type.String({ minLength: 1, maxLength: 64, description: 'One source feed id (see /v1/sources)' })),
+  hazard_category: Type.Optional(Type.Ref(HazardCategorySchema)),
+  severity: Type.Optional(Type.Ref(SeveritySchema)),
+  remedy: Type.Optional(Type.Ref(RemedySchema)),
+  from: Type.Optional(Type.String({ format: 'date', description: 'Earliest recall_date, inclusive, YYYY-MM-DD' })),
+  to: Type.Optional(Type.String({ format: 'date', description: 'Latest recall_date, inclusive, YYYY-MM-DD' })),
+  limit: Type.Optional(LimitSchema),
+  cursor: Type.Optional(CursorSchema),
+  include_total: Type.Optional(Type.Boolean({ default: false, description: 'When true, meta.total is present' })),
+});
+
+const IdParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 512, description: 'Stable recall id' }) });
+
+function checkDates(from: string | undefined, to: string | undefined): void {
+  if (from !== undefined && !isCalendarDate(from)) throw invalidParameter('from', `"from" must be a real date as YYYY-MM-DD, got "${from}".`);
+  if (to !== undefined && !isCalendarDate(to)) throw invalidParameter('to', `"to" must be a real date as YYYY-MM-DD, got "${to}".`);
+  if (from !== undefined && to !== undefined && from > to) throw invalidParameter('from', `"from" (${from}) is later than "to" (${to}).`);
+}
+
+export function registerRecallRoutes(app: FastifyInstance, { deps, catalog }: RouteContext): void {
+  const { store } = deps;
+
+  app.get(
+    '/recalls',
+    {
+      schema: {
+        operationId: 'listRecalls',
+        summary: 'List recalls, newest first',
+        description: 'Newest publication first; records with no publication date come last in the same walk. Keyset paging.',
+        tags: ['recalls'],
+        querystring: ListQuery,
+        response: { 200: envelope(Type.Array(Type.Ref(RecallSchema))), ...KEYED_ERRORS },
+      },
+      config: { access: 'key', etag: 'corpus' },
+    },
+    async (request) => {
+      const q = request.query as typeof ListQuery.static;
+      checkDates(q.from, q.to);
+      if (q.source !== undefined && !catalog.isKnown(q.source)) {
+        throw invalidParameter('source', `Unknown source "${q.source}"; see /v1/sources for the source ids.`);
+      }
+      const filters: RecallFilters = {
+        jurisdiction: q.jurisdiction,
+        source: q.source,
+        hazard_category: q.hazard_category,
+        severity: q.severity,
+        remedy: q.remedy,
+        from: q.from,
+        to: q.to,
+      };
+      const fingerprint = filterFingerprint({ ...filters });
+      const limit = q.limit ?? 50;
+      const after =
+        q.cursor === undefined
+          ? undefined
+          : (() => {
+              const [sortDate, id] = decodeCursor(q.cursor, 'recalls', fingerprint);
+              if (typeof sortDate !== 'string' || typeof id !== 'string') throw new ProblemError('invalid-cursor', 'Invalid cursor.', { parameter: 'cursor' });
+              return { sortDate, id };
+            })();
+      const page = await store.recalls.list(filters, limit, after);
+      const last = page.rows[page.rows.length - 1];
+      const next = page.more && last !== undefined ? encodeCursor('recalls', fingerprint, [positionOf(last).sortDate, last.id]) : null;
+      const attribution = catalog.attribution(page.rows.map((r) => r.source.id));
+      return {
+        data: page.rows,
+        meta: {
+          count: page.rows.length,
+          limit,
+          next_cursor: next,
+          ...(q.include_total === true ? { total: await store.recalls.count(filters) } : {}),
+          data_as_of: await catalog.dataAsOf(
+            (m) => (q.source === undefined || m.id === q.source) && (q.jurisdiction === undefined || m.jurisdiction === q.jurisdiction),
+          ),
+          ...(attribution.length > 0 ? { attribution } : {}),
+        },
+      };
+    },
+  );
+
+  app.get(
+    '/recalls/:id',
+    {
+      schema: {
+        operationId: 'getRecall',
+        summary: 'One recall with every extracted identifier',
+        tags: ['recalls'],
+        params: IdParams,
+        response: { 200: envelope(Type.Ref(RecallSchema)), ...KEYED_ERRORS },
+      },
+      config: { access: 'key', etag: 'corpus' },
+    },
+    async (request) => {
+      const { id } = request.params as typeof IdParams.static;
+      const recall = await store.recalls.get(id);
+      if (recall === undefined) throw new ProblemError('not-found', `No recall with id "${id}".`);
+      return {
+        data: recall,
+        meta: {
+          count: 1,
+          data_as_of: await catalog.dataAsOf((m) => m.id === recall.source.id),
+          attribution: catalog.attribution([recall.source.id]),
+        },
+      };
+    },
+  );
+
+  const RevisionsQuery = Type.Object({ limit: Type.Optional(LimitSchema), cursor: Type.Optional(CursorSchema) });
+  app.get(
+    '/recalls/:id/revisions',
+    {
+      schema: {
+        operationId: 'listRecallRevisions',
+        summary: "A recall's amendment history, oldest first",
+        description: 'Amendments only: a record never amended returns an empty list.',
+        tags: ['recalls'],
+        params: IdParams,
+        querystring: RevisionsQuery,
+        response: { 200: envelope(Type.Array(Type.Ref(RevisionSchema))), ...KEYED_ERRORS },
+      },
+      config: { access: 'key', etag: 'corpus' },
+    },
+    async (request) => {
+      const { id } = request.params as typeof IdParams.static;
+      const q = request.query as typeof RevisionsQuery.static;
+      const fingerprint = filterFingerprint({ id });
+      let afterRevision = 0;
+      if (q.cursor !== undefined) {
+        const [n] = decodeCursor(q.cursor, 'revisions', fingerprint);
+        if (typeof n !== 'number' || !Number.isInteger(n)) throw new ProblemError('invalid-cursor', 'Invalid cursor.', { parameter: 'cursor' });
+        afterRevision = n;
+      }
+      const sourceId = await store.recalls.sourceOf(id);
+      if (sourceId === undefined) throw new ProblemError('not-found', `No recall with id "${id}".`);
+      const limit = q.limit ?? 50;
+      const page = await store.recalls.revisions(id, limit, afterRevision);
+      const last = page.rows[page.rows.length - 1];
+      return {
+        data: page.rows,
+        meta: {
+          count: page.rows.length,
+          limit,
+          next_cursor: page.more && last !== undefined ? encodeCursor('revisions', fingerprint, [last.revision]) : null,
+          data_as_of: await catalog.dataAsOf((m) => m.id === sourceId),
+          attribution: catalog.attribution([sourceId]),
+        },
+      };
+    },
+  );
+}

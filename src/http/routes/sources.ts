@@ -1,0 +1,43 @@
+/** GET /v1/sources: every source with its licence, attribution and freshness. */
+import { Type } from '@sinclair/typebox';
+import type { FastifyInstance } from 'fastify';
+import type { RouteContext } from '../app.ts';
+import { envelope, KEYED_ERRORS, SourceSchema } from '../schemas.ts';
+
+export function registerSourceRoutes(app: FastifyInstance, { catalog }: RouteContext): void {
+  app.get(
+    '/sources',
+    {
+      schema: {
+        operationId: 'listSources',
+        summary: 'Sources, licences and required attribution',
+        description: 'Served without a key; a key that is sent must be valid (401) and not revoked (403).',
+        tags: ['service'],
+        querystring: Type.Object({}),
+        response: { 200: envelope(Type.Array(Type.Ref(SourceSchema))), ...KEYED_ERRORS },
+      },
+      config: { access: 'optional-key', etag: 'corpus' },
+    },
+    async () => {
+      const views = await catalog.views();
+      return {
+        data: views.map(({ meta, state }) => ({
+          id: meta.id,
+          agency: meta.agency,
+          jurisdiction: meta.jurisdiction,
+          licence: meta.licence,
+          homepage: meta.homepage,
+          cadence: meta.cadence,
+          enabled: state.enabled,
+          last_success_at: state.last_success_at,
+          data_as_of: state.data_as_of,
+        })),
+        meta: {
+          count: views.length,
+          data_as_of: await catalog.dataAsOf(),
+          attribution: catalog.attribution(views.map((v) => v.meta.id)),
+        },
+      };
+    },
+  );
+}

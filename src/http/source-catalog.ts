@@ -1,0 +1,104 @@
+/**
+ * The sources as a response sees them: static facts joined with stored state, and the rules
+ * for `meta.data_as_of`, `meta.attribution` and health that every route shares.
+ */
+import type { SourceMeta } from '../ingest/source.ts';
+import type { Store } from '../store/database.ts';
+import type { SourceState } from '../store/sources-store.ts';
+
+export interface SourceView {
+  meta: SourceMeta;
+  state: SourceState;
+}
+
+export interface Health {
+  status: 'ok' | 'degraded' | 'unknown';
+  sources: { id: string; cadence: string; last_success_at: string | null; data_as_of: string | null; consecutive_failures: number }[];
+  degraded: string[];
+}
+
+const NEVER: Omit<SourceState, 'id'> = {
+  enabled: true,
+  data_as_of: null,
+  last_success_at: null,
+  last_attempt_at: null,
+  last_error: null,
+  consecutive_failures: 0,
+};
+
+/** The source id a recall id starts with (`us-fda-food.F-1-2020` → `us-fda-food`). */
+export function sourceOfRecallId(recallId: string): string {
+  return recallId.slice(0, Math.max(0, recallId.indexOf('.')));
+}
+
+export class SourceCatalog {
+  private cache: { version: number; views: SourceView[] } | undefined;
+
+  constructor(
+    private readonly store: Store,
+    private readonly metas: readonly SourceMeta[],
+  ) {}
+
+  /** Every registered source with its state, in id order; cached per corpus version. */
+  async views(version?: number): Promise<SourceView[]> {
+    const v = version ?? (await this.store.corpusVersion());
+    if (this.cache?.version === v) return this.cache.views;
+    const states = new Map((await this.store.sources.list()).map((s) => [s.id, s]));
+    const views = [...this.metas]
+      .sort((a, b) => (a.id < b.id ? -1 : 1))
+      .map((meta) => ({ meta, state: states.get(meta.id) ?? { id: meta.id, ...NEVER } }));
+    this.cache = { version: v, views };
+    return views;
+  }
+
+  isKnown(id: string): boolean {
+    return this.metas.some((m) => m.id === id);
+  }
+
+  /** The oldest freshness stamp among the enabled sources selected (all when no predicate). */
+  async dataAsOf(select?: (meta: SourceMeta) => boolean): Promise<string | null> {
+    let oldest: string | null = null;
+    for (const v of await this.views()) {
+      if (!v.state.enabled || (select !== undefined && !select(v.meta))) continue;
+      const d = v.state.data_as_of;
+      if (d !== null && (oldest === null || d < oldest)) oldest = d;
+    }
+    return oldest;
+  }
+
+  /** Attribution strings of the given sources, deduplicated, in source-id order. */
+  attribution(sourceIds: Iterable<string>): string[] {
+    const wanted = new Set(sourceIds);
+    const out: string[] = [];
+    for (const meta of [...this.metas].sort((a, b) => (a.id < b.id ? -1 : 1))) {
+      if (wanted.has(meta.id) && !out.includes(meta.licence.attribution)) out.push(meta.licence.attribution);
+    }
+    return out;
+  }
+
+  /** Health of the enabled sources at `now`. */
+  async health(now: Date): Promise<Health> {
+    const enabled = (await this.views()).filter((v) => v.state.enabled);
+    const degraded: string[] = [];
+    for (const { meta, state } of enabled) {
+      const failedLast =
+        state.last_attempt_at !== null && (state.last_success_at === null || state.last_attempt_at > state.last_success_at);
+      const stale =
+        state.last_success_at === null ||
+        now.getTime() - new Date(state.last_success_at).getTime() > 2 * meta.cadenceHours * 3_600_000;
+      if (failedLast || stale || state.consecutive_failures > 0) degraded.push(meta.id);
+    }
+    const anySuccess = enabled.some((v) => v.state.last_success_at !== null);
+    return {
+      status: !anySuccess ? 'unknown' : degraded.length > 0 ? 'degraded' : 'ok',
+      sources: enabled.map(({ meta, state }) => ({
+        id: meta.id,
+        cadence: meta.cadence,
+        last_success_at: state.last_success_at,
+        data_as_of: state.data_as_of,
+        consecutive_failures: state.consecutive_failures,
+      })),
+      degraded: anySuccess ? degraded : [],
+    };
+  }
+}

@@ -1,0 +1,191 @@
+/**
+ * One ingest run: takes the ingest lease, then for each source fetches (or reads a mirror),
+ * archives, parses and applies the whole observation in one transaction. Each source succeeds
+ * or fails on its own; a failed source keeps its records and counts a consecutive failure.
+ */
+import { randomUUID } from 'node:crypto';
+import { hostname } from 'node:os';
+import type { Store } from '../store/database.ts';
+import type { Archive } from './archive.ts';
+import { readMirror } from './archive.ts';
+import { createConditionalFetcher } from './conditional-fetcher.ts';
+import { UpstreamError } from './errors.ts';
+import type { UpstreamClient } from './http-client.ts';
+import type { RawPage, SourceAdapter } from './source.ts';
+import type { RecallDraft } from '../domain/recall.ts';
+
+export interface IngestDeps {
+  store: Store;
+  adapters: readonly SourceAdapter[];
+  archive: Archive;
+  client: UpstreamClient;
+  /** Base address per source id when overridden. */
+  sourceUrls: Record<string, string>;
+  now?: () => Date;
+  log?: (level: 'info' | 'warn' | 'error', message: string, fields?: Record<string, unknown>) => void;
+}
+
+export interface IngestOptions {
+  /** Only these sources (default: every registered source). */
+  sourceIds?: string[];
+  /** Read an offline mirror `DIR/<source-id>/*` instead of fetching. */
+  from?: string;
+  /** Run even if the source was already rebuilt today. */
+  force?: boolean;
+  onProgress?: (event: ProgressEvent) => void;
+}
+
+export type ProgressEvent =
+  | { type: 'source-start'; sourceId: string }
+  | { type: 'page'; sourceId: string; pages: number; records: number }
+  | { type: 'source-end'; outcome: SourceOutcome };
+
+export interface SourceOutcome {
+  sourceId: string;
+  status: 'ok' | 'failed' | 'skipped';
+  /** Why it failed or was skipped. */
+  reason?: string;
+  /** True when the failure is a defect of ours rather than the agency's. */
+  defect?: boolean;
+  pages?: number;
+  records?: number;
+  inserted?: number;
+  amended?: number;
+  unchanged?: number;
+}
+
+export type IngestResult =
+  | { status: 'completed'; sources: SourceOutcome[] }
+  | { status: 'locked'; holder: string; since: string };
+
+const LEASE = 'ingest';
+const LEASE_TTL_MS = 5 * 60_000;
+const LEASE_RENEW_MS = 60_000;
+
+/** A holder name that says where the run lives: `host:pid:nonce`. */
+function holderName(): string {
+  return `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
+}
+
+/** A lease holder on this host whose process no longer exists is stale (it was killed). */
+function isStaleHolder(holder: string): boolean {
+  const [host, pid] = holder.split(':');
+  if (host !== hostname() || pid === undefined || !/^\d+$/.test(pid)) return false;
+  try {
+    process.kill(Number(pid), 0);
+    return false;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'ESRCH';
+  }
+}
+
+function utcDay(iso: string | Date): string {
+  return (typeof iso === 'string' ? new Date(iso) : iso).toISOString().slice(0, 10);
+}
+
+/** The oldest of two freshness stamps (the conservative one). */
+function oldest(a: string | null, b: string | null): string | null {
+  if (a === null) return b;
+  if (b === null) return a;
+  return a < b ? a : b;
+}
+
+export async function runIngest(deps: IngestDeps, options: IngestOptions = {}): Promise<IngestResult> {
+  const now = deps.now ?? (() => new Date());
+  const log = deps.log ?? (() => {});
+  const holder = holderName();
+  const lease = await deps.store.locks.acquire(LEASE, holder, now(), LEASE_TTL_MS, isStaleHolder);
+  if (!lease.acquired) return { status: 'locked', holder: lease.by.holder, since: lease.by.acquiredAt };
+  const renewal = setInterval(() => {
+    void deps.store.locks.renew(LEASE, holder, new Date(Date.now() + LEASE_TTL_MS)).catch(() => {});
+  }, LEASE_RENEW_MS);
+  renewal.unref();
+  try {
+    await deps.store.sources.register(
+      deps.adapters.map((a) => ({ id: a.meta.id, agency: a.meta.agency, jurisdiction: a.meta.jurisdiction })),
+    );
+    const selected = options.sourceIds ?? deps.adapters.map((a) => a.meta.id);
+    const states = new Map((await deps.store.sources.list()).map((s) => [s.id, s]));
+    const outcomes: SourceOutcome[] = [];
+    for (const id of selected) {
+      const adapter = deps.adapters.find((a) => a.meta.id === id);
+      if (adapter === undefined) throw new Error(`unknown source ${id}`);
+      options.onProgress?.({ type: 'source-start', sourceId: id });
+      const last = states.get(id)?.last_success_at ?? null;
+      let outcome: SourceOutcome;
+      if (options.from === undefined && !options.force && last !== null && utcDay(last) === utcDay(now())) {
+        outcome = { sourceId: id, status: 'skipped', reason: `already rebuilt today (${last}); --force to run again` };
+      } else {
+        outcome = await ingestSource(deps, adapter, options, now, log);
+      }
+      outcomes.push(outcome);
+      options.onProgress?.({ type: 'source-end', outcome });
+    }
+    return { status: 'completed', sources: outcomes };
+  } finally {
+    clearInterval(renewal);
+    await deps.store.locks.release(LEASE, holder);
+  }
+}
+
+async function ingestSource(
+  deps: IngestDeps,
+  adapter: SourceAdapter,
+  options: IngestOptions,
+  now: () => Date,
+  log: NonNullable<IngestDeps['log']>,
+): Promise<SourceOutcome> {
+  const id = adapter.meta.id;
+  const drafts: RecallDraft[] = [];
+  let dataAsOf: string | null = null;
+  let pages = 0;
+  const take = (page: RawPage) => {
+    const parsed = adapter.parse(page);
+    dataAsOf = pages === 0 ? parsed.dataAsOf : oldest(dataAsOf, parsed.dataAsOf);
+    drafts.push(...parsed.drafts);
+    pages += 1;
+    options.onProgress?.({ type: 'page', sourceId: id, pages, records: drafts.length });
+  };
+  try {
+    let saveState: (() => Promise<void>) | undefined;
+    if (options.from !== undefined) {
+      const mirror = await readMirror(options.from, id, (name) => adapter.acceptsFile(name));
+      if (mirror.length === 0) return { sourceId: id, status: 'skipped', reason: `no files for ${id} in ${options.from}` };
+      for (const page of mirror) take(page);
+    } else {
+      const runId = now().toISOString().replace(/[:.]/g, '-');
+      const run = deps.archive.startRun(id, runId);
+      const fetcher = createConditionalFetcher({
+        client: deps.client,
+        archiveRun: run,
+        state: await deps.archive.loadFetchState(id),
+      });
+      const baseUrl = deps.sourceUrls[id] ?? adapter.meta.defaultBaseUrl;
+      for await (const page of adapter.fetch({ baseUrl, fetcher, now: now() })) {
+        await fetcher.archive(page);
+        take(page);
+      }
+      saveState = async () => {
+        await deps.archive.saveFetchState(id, fetcher.state());
+        await deps.archive.prune(id);
+      };
+    }
+    if (drafts.length === 0) throw new UpstreamError('empty', `${id} returned no records where records were expected`);
+    const result = await deps.store.ingest.apply({
+      sourceId: id,
+      jurisdiction: adapter.meta.jurisdiction,
+      drafts,
+      dataAsOf,
+      observedAt: now().toISOString(),
+    });
+    await saveState?.();
+    log('info', 'source ingested', { source: id, pages, records: drafts.length, ...result });
+    return { sourceId: id, status: 'ok', pages, records: drafts.length, ...result };
+  } catch (error) {
+    const defect = !(error instanceof UpstreamError);
+    const reason = error instanceof Error ? error.message : String(error);
+    log(defect ? 'error' : 'warn', 'source failed', { source: id, reason, error });
+    await deps.store.sources.recordFailure(id, reason, now().toISOString());
+    return { sourceId: id, status: 'failed', reason, defect, pages };
+  }
+}

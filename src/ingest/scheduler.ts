@@ -1,0 +1,33 @@
+/**
+ * The daily ingest inside `serve`: once per UTC day, at or after the configured hour, one run
+ * is started. What a run does on a day it already ran is the pipeline's own daily gate.
+ */
+export interface DailySchedule {
+  stop(): void;
+}
+
+export function startDailySchedule(options: {
+  hourUtc: number;
+  run: () => Promise<void>;
+  now?: () => Date;
+  /** How often the clock is looked at. */
+  tickMs?: number;
+}): DailySchedule {
+  const now = options.now ?? (() => new Date());
+  let lastDay: string | undefined;
+  let running = false;
+  const tick = () => {
+    const t = now();
+    const day = t.toISOString().slice(0, 10);
+    if (running || lastDay === day || t.getUTCHours() < options.hourUtc) return;
+    lastDay = day;
+    running = true;
+    options.run().finally(() => {
+      running = false;
+    });
+  };
+  const timer = setInterval(tick, options.tickMs ?? 5 * 60_000);
+  timer.unref();
+  setImmediate(tick);
+  return { stop: () => clearInterval(timer) };
+}

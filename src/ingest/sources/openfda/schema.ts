@@ -1,0 +1,108 @@
+/**
+ * The openFDA enforcement page as served (`{meta, results}`), validated leniently at the edge:
+ * unknown fields pass, known fields must have the type openFDA documents, and every record
+ * needs a recall number. Anything else is drift and fails here, loudly, as a format error.
+ */
+import { Type, type Static, type TSchema } from '@sinclair/typebox';
+import { Value } from '@sinclair/typebox/value';
+import { formatError } from '../../errors.ts';
+
+/** A text field: openFDA omits empty fields on some records and sends "" on others. */
+const Text = Type.Optional(Type.Union([Type.String(), Type.Null()]));
+const TextList = Type.Optional(Type.Array(Type.String()));
+
+/** The harmonised `openfda` block: usually `{}` for food and devices, arrays of strings for drugs. */
+export const OpenFdaBlock = Type.Object(
+  {
+    brand_name: TextList,
+    generic_name: TextList,
+    manufacturer_name: TextList,
+    product_ndc: TextList,
+    package_ndc: TextList,
+    upc: TextList,
+  },
+  { additionalProperties: true },
+);
+
+/** One enforcement report record (food, drug and device share the shape). */
+export const OpenFdaRecord = Type.Object(
+  {
+    recall_number: Type.String({ minLength: 1 }),
+    event_id: Text,
+    status: Text,
+    classification: Text,
+    product_type: Text,
+    recalling_firm: Text,
+    product_description: Text,
+    product_quantity: Text,
+    reason_for_recall: Text,
+    code_info: Text,
+    more_code_info: Text,
+    distribution_pattern: Text,
+    recall_initiation_date: Text,
+    center_classification_date: Text,
+    report_date: Text,
+    termination_date: Text,
+    voluntary_mandated: Text,
+    initial_firm_notification: Text,
+    openfda: Type.Optional(OpenFdaBlock),
+  },
+  { additionalProperties: true },
+);
+export type OpenFdaRecord = Static<typeof OpenFdaRecord>;
+
+export const OpenFdaMeta = Type.Object(
+  {
+    last_updated: Type.Optional(Type.String()),
+    results: Type.Optional(
+      Type.Object(
+        {
+          skip: Type.Optional(Type.Integer({ minimum: 0 })),
+          limit: Type.Optional(Type.Integer({ minimum: 0 })),
+          total: Type.Integer({ minimum: 0 }),
+        },
+        { additionalProperties: true },
+      ),
+    ),
+  },
+  { additionalProperties: true },
+);
+
+const PageShape = Type.Object(
+  { meta: OpenFdaMeta, results: Type.Array(Type.Unknown()) },
+  { additionalProperties: true },
+);
+
+export interface OpenFdaPage {
+  meta: Static<typeof OpenFdaMeta>;
+  results: OpenFdaRecord[];
+}
+
+function firstError(schema: TSchema, value: unknown): string {
+  const error = Value.Errors(schema, value).First();
+  return error === undefined ? 'does not match' : `${error.path || '/'}: ${error.message}`;
+}
+
+/**
+ * Parses and validates one openFDA page. Throws UpstreamError('format') naming the first
+ * offending place when the body is not JSON, not `{meta, results[]}`, or a record drifted.
+ */
+export function parseOpenFdaPage(body: Buffer | string, url?: string): OpenFdaPage {
+  let json: unknown;
+  try {
+    json = JSON.parse(typeof body === 'string' ? body : body.toString('utf8'));
+  } catch (cause) {
+    throw formatError(`openFDA page is not JSON: ${(cause as Error).message}`, url);
+  }
+  if (!Value.Check(PageShape, json)) {
+    throw formatError(`openFDA page is not {meta, results[]}: ${firstError(PageShape, json)}`, url);
+  }
+  const results: OpenFdaRecord[] = [];
+  json.results.forEach((record, i) => {
+    if (!Value.Check(OpenFdaRecord, record)) {
+      throw formatError(`openFDA record results[${i}] drifted: ${firstError(OpenFdaRecord, record)}`, url);
+    }
+    results.push(record);
+  });
+  return { meta: json.meta, results };
+}

@@ -1,0 +1,81 @@
+/**
+ * Opens the store on the configured engine, brings its schema up to date, and hands out the
+ * table-family modules. Callers never see the engine or the query builder.
+ */
+import { Migrator } from 'kysely';
+import type { Config } from '../config.ts';
+import type { Engine } from './engine.ts';
+import { openSqlite } from './engines/sqlite.ts';
+import { ChecksStore } from './checks-store.ts';
+import { IngestStore } from './ingest-store.ts';
+import { KeysStore } from './keys-store.ts';
+import { LocksStore } from './locks-store.ts';
+import { migrationProvider } from './migrations/index.ts';
+import { RecallsStore } from './recalls-store.ts';
+import { SourcesStore } from './sources-store.ts';
+import { UsageStore } from './usage-store.ts';
+
+export class MigrationError extends Error {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'MigrationError';
+  }
+}
+
+/** The whole persistence layer, one module per table family. */
+export interface Store {
+  readonly engine: Engine['name'];
+  readonly recalls: RecallsStore;
+  readonly ingest: IngestStore;
+  readonly sources: SourcesStore;
+  readonly keys: KeysStore;
+  readonly usage: UsageStore;
+  readonly checks: ChecksStore;
+  readonly locks: LocksStore;
+  /** A number that changes whenever the corpus or any source's state changes. */
+  corpusVersion(): Promise<number>;
+  /** True when the error is the database refusing to change a receipt. */
+  isImmutableViolation(error: unknown): boolean;
+  close(): Promise<void>;
+}
+
+async function openEngine(database: Config['database']): Promise<Engine> {
+  if (database.engine === 'sqlite') return openSqlite(database.path);
+  const { openPostgres } = await import('./engines/postgres.ts');
+  return openPostgres(database.url);
+}
+
+/** Applies every pending migration. */
+export async function migrate(engine: Engine): Promise<string[]> {
+  const migrator = new Migrator({ db: engine.db, provider: migrationProvider(engine) });
+  const { error, results } = await migrator.migrateToLatest();
+  if (error !== undefined) throw new MigrationError('database migration failed', { cause: error });
+  return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
+}
+
+export async function openStore(database: Config['database']): Promise<Store> {
+  const engine = await openEngine(database);
+  try {
+    await migrate(engine);
+  } catch (error) {
+    await engine.close();
+    throw error;
+  }
+  const db = engine.db;
+  return {
+    engine: engine.name,
+    recalls: new RecallsStore(db),
+    ingest: new IngestStore(db),
+    sources: new SourcesStore(db),
+    keys: new KeysStore(db),
+    usage: new UsageStore(db),
+    checks: new ChecksStore(db),
+    locks: new LocksStore(db),
+    async corpusVersion() {
+      const row = await db.selectFrom('corpus_state').select('version').where('id', '=', 1).executeTakeFirstOrThrow();
+      return Number(row.version);
+    },
+    isImmutableViolation: (error) => engine.isImmutableViolation(error),
+    close: () => engine.close(),
+  };
+}

@@ -1,0 +1,185 @@
+/**
+ * Writes one source's observation of the corpus in a single transaction: new records are
+ * inserted, unchanged ones only have `last_seen_at` moved, changed ones get the next revision
+ * and a Revision with their field diff. The source's freshness moves in the same transaction,
+ * so a run that fails midway leaves everything as it was.
+ */
+import type { Kysely, Transaction } from 'kysely';
+import { canonicalContent, contentHash, diffContent } from '../domain/diff.ts';
+import { storageKeys } from '../domain/identifiers/match-keys.ts';
+import { recallId, type RecallContent, type RecallDraft } from '../domain/recall.ts';
+import type { Database } from './schema.ts';
+
+export interface SourceObservation {
+  sourceId: string;
+  jurisdiction: string;
+  drafts: RecallDraft[];
+  /** The agency's freshness stamp for this observation. */
+  dataAsOf: string | null;
+  /** When the service made the observation (ISO date-time). */
+  observedAt: string;
+}
+
+export interface ApplyResult {
+  inserted: number;
+  amended: number;
+  unchanged: number;
+}
+
+const NO_DATE = '0000-00-00';
+const ROW_CHUNK = 400;
+const KEY_CHUNK = 900;
+
+function chunks<T>(items: T[], size: number): T[][] {
+  const out: T[][] = [];
+  for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));
+  return out;
+}
+
+function columns(id: string, obs: SourceObservation, draft: RecallDraft, content: RecallContent, hash: string) {
+  return {
+    id,
+    source_id: obs.sourceId,
+    record_id: draft.recordId,
+    jurisdiction: obs.jurisdiction,
+    title: content.title,
+    summary: content.summary,
+    hazard_category: content.hazard.category,
+    hazard_text: content.hazard.text,
+    product_category: content.product.category,
+    brands: JSON.stringify(content.product.brands),
+    models: JSON.stringify(content.product.models),
+    severity: content.severity,
+    source_classification: content.source_classification,
+    remedy: content.remedy,
+    recall_date: content.recall_date,
+    published_date: content.published_date,
+    sort_date: content.published_date ?? NO_DATE,
+    countries: JSON.stringify(content.countries),
+    url: content.url,
+    content_hash: hash,
+    content: JSON.stringify(content),
+  };
+}
+
+function identifierRows(id: string, content: RecallContent) {
+  return content.identifiers.map((i) => {
+    const keys = storageKeys(i.kind, i.normalized);
+    return {
+      recall_id: id,
+      kind: i.kind,
+      value: i.value,
+      normalized: i.normalized,
+      confidence: i.confidence,
+      match_key: keys.matchKey,
+      product_key: keys.productKey,
+    };
+  });
+}
+
+export class IngestStore {
+  constructor(private readonly db: Kysely<Database>) {}
+
+  /** Applies one source's complete observation atomically. */
+  async apply(obs: SourceObservation): Promise<ApplyResult> {
+    // The last draft of a record id wins, as the agency's latest word on it.
+    const byId = new Map<string, RecallDraft>();
+    for (const d of obs.drafts) byId.set(recallId(obs.sourceId, d.recordId), d);
+
+    return this.db.transaction().execute(async (trx) => {
+      const existing = new Map<string, { hash: string; revision: number }>();
+      const rows = await trx
+        .selectFrom('recalls')
+        .select(['id', 'content_hash', 'revision'])
+        .where('source_id', '=', obs.sourceId)
+        .execute();
+      for (const r of rows) existing.set(r.id, { hash: r.content_hash, revision: r.revision });
+
+      const inserts: ReturnType<typeof columns>[] = [];
+      const newIdentifiers: ReturnType<typeof identifierRows> = [];
+      const unchanged: string[] = [];
+      const amended: { id: string; draft: RecallDraft; content: RecallContent; hash: string; revision: number }[] =
+        [];
+
+      for (const [id, draft] of byId) {
+        const content = canonicalContent(draft);
+        const hash = contentHash(content);
+        const prior = existing.get(id);
+        if (prior === undefined) {
+          inserts.push(columns(id, obs, draft, content, hash));
+          newIdentifiers.push(...identifierRows(id, content));
+        } else if (prior.hash === hash) {
+          unchanged.push(id);
+        } else {
+          amended.push({ id, draft, content, hash, revision: prior.revision + 1 });
+        }
+      }
+
+      for (const chunk of chunks(inserts, ROW_CHUNK)) {
+        await trx
+          .insertInto('recalls')
+          .values(
+            chunk.map((c) => ({ ...c, revision: 1, first_seen_at: obs.observedAt, last_seen_at: obs.observedAt })),
+          )
+          .execute();
+      }
+      await this.insertIdentifiers(trx, newIdentifiers);
+
+      for (const a of amended) await this.amend(trx, obs, a);
+
+      for (const ids of chunks(unchanged, KEY_CHUNK)) {
+        await trx.updateTable('recalls').set({ last_seen_at: obs.observedAt }).where('id', 'in', ids).execute();
+      }
+
+      await trx
+        .updateTable('sources')
+        .set({
+          data_as_of: obs.dataAsOf,
+          last_success_at: obs.observedAt,
+          last_attempt_at: obs.observedAt,
+          last_error: null,
+          consecutive_failures: 0,
+        })
+        .where('id', '=', obs.sourceId)
+        .execute();
+      await trx
+        .updateTable('corpus_state')
+        .set((eb) => ({ version: eb('version', '+', 1), updated_at: obs.observedAt }))
+        .where('id', '=', 1)
+        .execute();
+      return { inserted: inserts.length, amended: amended.length, unchanged: unchanged.length };
+    });
+  }
+
+  private async insertIdentifiers(trx: Transaction<Database>, rows: ReturnType<typeof identifierRows>) {
+    for (const chunk of chunks(rows, ROW_CHUNK)) await trx.insertInto('identifiers').values(chunk).execute();
+  }
+
+  private async amend(
+    trx: Transaction<Database>,
+    obs: SourceObservation,
+    a: { id: string; draft: RecallDraft; content: RecallContent; hash: string; revision: number },
+  ) {
+    const before = await trx.selectFrom('recalls').select('content').where('id', '=', a.id).executeTakeFirstOrThrow();
+    const changed = diffContent(JSON.parse(before.content) as RecallContent, a.content);
+    await trx
+      .updateTable('recalls')
+      .set({ ...columns(a.id, obs, a.draft, a.content, a.hash), revision: a.revision, last_seen_at: obs.observedAt })
+      .where('id', '=', a.id)
+      .execute();
+    if ('identifiers' in changed) {
+      await trx.deleteFrom('identifiers').where('recall_id', '=', a.id).execute();
+      await this.insertIdentifiers(trx, identifierRows(a.id, a.content));
+    }
+    await trx
+      .insertInto('revisions')
+      .values({
+        recall_id: a.id,
+        revision: a.revision,
+        observed_at: obs.observedAt,
+        changed_fields: JSON.stringify(changed),
+        data_as_of: obs.dataAsOf,
+      })
+      .execute();
+  }
+}

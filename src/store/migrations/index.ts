@@ -1,0 +1,23 @@
+/**
+ * The migration list, applied in order by Kysely's Migrator. Each migration receives the
+ * engine so that the few engine-specific statements (triggers) come from the engine file.
+ */
+import type { Kysely, Migration, MigrationProvider } from 'kysely';
+import type { Engine } from '../engine.ts';
+import * as initial from './0001-initial.ts';
+
+type EngineMigration = { up(db: Kysely<unknown>, engine: Engine): Promise<void> };
+
+const MIGRATIONS: Record<string, EngineMigration> = {
+  '0001-initial': initial,
+};
+
+export function migrationProvider(engine: Engine): MigrationProvider {
+  return {
+    async getMigrations(): Promise<Record<string, Migration>> {
+      const out: Record<string, Migration> = {};
+      for (const [name, m] of Object.entries(MIGRATIONS)) out[name] = { up: (db) => m.up(db, engine) };
+      return out;
+    },
+  };
+}

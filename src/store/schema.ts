@@ -1,0 +1,126 @@
+/**
+ * The tables, as the query builder sees them. Timestamps are ISO-8601 UTC strings with
+ * milliseconds (they sort as text on both engines); lists and objects are JSON text; booleans
+ * are 0/1 integers. The same column types work on SQLite and PostgreSQL.
+ */
+import type { Generated } from 'kysely';
+
+export interface SourcesTable {
+  id: string;
+  agency: string;
+  jurisdiction: string;
+  enabled: number;
+  data_as_of: string | null;
+  last_success_at: string | null;
+  last_attempt_at: string | null;
+  last_error: string | null;
+  consecutive_failures: number;
+}
+
+export interface RecallsTable {
+  id: string;
+  source_id: string;
+  record_id: string;
+  jurisdiction: string;
+  title: string | null;
+  summary: string | null;
+  hazard_category: string | null;
+  hazard_text: string | null;
+  product_category: string | null;
+  brands: string;
+  models: string;
+  severity: string | null;
+  source_classification: string | null;
+  remedy: string | null;
+  recall_date: string | null;
+  published_date: string | null;
+  /** published_date, or '0000-00-00' when there is none: keyset paging on one non-null column. */
+  sort_date: string;
+  countries: string;
+  url: string | null;
+  revision: number;
+  /** SHA-256 of the canonical public content; equal hash means no amendment. */
+  content_hash: string;
+  /** The canonical public content as JSON, kept to compute the next field diff. */
+  content: string;
+  first_seen_at: string;
+  last_seen_at: string;
+}
+
+export interface IdentifiersTable {
+  recall_id: string;
+  kind: string;
+  value: string;
+  normalized: string;
+  confidence: string;
+  match_key: string;
+  product_key: string | null;
+}
+
+export interface RevisionsTable {
+  recall_id: string;
+  revision: number;
+  observed_at: string;
+  changed_fields: string;
+  data_as_of: string | null;
+}
+
+export interface ApiKeysTable {
+  id: string;
+  prefix: string;
+  key_hash: string;
+  name: string | null;
+  plan: string;
+  created_at: string;
+  revoked_at: string | null;
+}
+
+export interface UsageTable {
+  key_id: string;
+  month: string;
+  requests: number;
+  identifiers: number;
+}
+
+export interface ChecksTable {
+  seq: Generated<number>;
+  check_id: string;
+  key_id: string;
+  label: string | null;
+  performed_at: string;
+  submitted_count: number;
+  submitted_digest: string;
+  rejected: string;
+  match_count: number;
+  result_digest: string;
+  corpus_as_of: string | null;
+  corpus_size: number;
+  matches: string;
+  idempotency_key: string | null;
+  request_hash: string | null;
+}
+
+export interface CorpusStateTable {
+  id: number;
+  version: number;
+  updated_at: string;
+}
+
+export interface LocksTable {
+  name: string;
+  holder: string;
+  acquired_at: string;
+  expires_at: string;
+}
+
+export interface Database {
+  sources: SourcesTable;
+  recalls: RecallsTable;
+  identifiers: IdentifiersTable;
+  revisions: RevisionsTable;
+  api_keys: ApiKeysTable;
+  usage: UsageTable;
+  checks: ChecksTable;
+  corpus_state: CorpusStateTable;
+  locks: LocksTable;
+}

@@ -1,0 +1,287 @@
+import { test, type TestContext } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdir, mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createArchive, readMirror, type FetchState } from '../../../src/ingest/archive.ts';
+import { createConditionalFetcher } from '../../../src/ingest/conditional-fetcher.ts';
+import { createUpstreamClient } from '../../../src/ingest/http-client.ts';
+
+async function tempDir(t: TestContext): Promise<string> {
+  const dir = await mkdtemp(join(tmpdir(), 'recalls-archive-'));
+  t.after(() => rm(dir, { recursive: true, force: true }));
+  return dir;
+}
+
+test('write: stores the page as served under <root>/<source>/<run>/<name>, atomically', async (t) => {
+  const root = await tempDir(t);
+  const archive = createArchive(root);
+  const run = archive.startRun('us-cpsc', '20240501T060000Z');
+  assert.equal(run.path, join(root, 'us-cpsc', '20240501T060000Z'));
+  const body = Buffer.from([0x7b, 0x7d, 0x00, 0xff]); // bytes, not text
+  const path = await run.write({ name: 'page-0001.json', body, url: 'https://example.org/x' });
+  assert.equal(path, join(run.path, 'page-0001.json'));
+  assert.deepEqual(await readFile(path), body);
+  await run.write({ name: 'page-0002.json', body: Buffer.from('[]') });
+  // no temporary file is left behind
+  assert.deepEqual((await readdir(run.path)).sort(), ['page-0001.json', 'page-0002.json']);
+  assert.equal(run.ref('page-0001.json'), '20240501T060000Z/page-0001.json');
+  assert.deepEqual(await run.readArchived('20240501T060000Z/page-0001.json'), body);
+  assert.equal(await run.readArchived('20240401T060000Z/page-0001.json'), undefined);
+});
+
+test('write: replaces an existing file whole (rename), never appends or leaves a mix', async (t) => {
+  const root = await tempDir(t);
+  const archive = createArchive(root);
+  const dir = join(root, 'uk-fsa', 'r1');
+  await mkdir(dir, { recursive: true });
+  await writeFile(join(dir, 'page.json'), 'a much longer older content that must disappear');
+  await archive.startRun('uk-fsa', 'r1').write({ name: 'page.json', body: Buffer.from('new') });
+  assert.equal(await readFile(join(dir, 'page.json'), 'utf8'), 'new');
+});
+
+test('write: a page name twice in one run, or an unsafe name, is refused', async (t) => {
+  const archive = createArchive(await tempDir(t));
+  const run = archive.startRun('us-cpsc', 'r1');
+  await run.write({ name: 'p.json', body: Buffer.from('1') });
+  await assert.rejects(run.write({ name: 'p.json', body: Buffer.from('2') }), /twice/);
+  for (const name of ['../escape.json', 'a/b.json', '..', '', 'fetch-state.json']) {
+    await assert.rejects(run.write({ name, body: Buffer.from('x') }), Error, name);
+  }
+  assert.throws(() => archive.startRun('../x', 'r1'));
+  assert.throws(() => archive.startRun('us-cpsc', 'r/1'));
+});
+
+test('fetch state: round trip; missing or unreadable state is empty', async (t) => {
+  const root = await tempDir(t);
+  const archive = createArchive(root);
+  assert.deepEqual(await archive.loadFetchState('us-fda-food'), {});
+  const state: FetchState = {
+    'https://api.example.org/a?page=1': {
+      etag: 'W/"abc"',
+      lastModified: 'Wed, 01 May 2024 06:00:00 GMT',
+      file: 'r1/page-0001.json',
+    },
+    'https://api.example.org/b': { lastModified: 'Thu, 02 May 2024 06:00:00 GMT', file: 'r2/b.xml' },
+  };
+  await archive.saveFetchState('us-fda-food', state);
+  assert.deepEqual({ ...(await archive.loadFetchState('us-fda-food')) }, state);
+  const files = await readdir(join(root, 'us-fda-food'));
+  assert.deepEqual(files, ['fetch-state.json'], 'written atomically, no temp file left');
+
+  await writeFile(join(root, 'us-fda-food', 'fetch-state.json'), '{"version":1,"entries":{"x":{"fi');
+  assert.deepEqual(await archive.loadFetchState('us-fda-food'), {});
+  await writeFile(
+    join(root, 'us-fda-food', 'fetch-state.json'),
+    JSON.stringify({
+      version: 1,
+      entries: { good: { etag: '"1"', file: 'r1/a' }, bad: { etag: '"2"', file: '../../etc/passwd' } },
+    }),
+  );
+  assert.deepEqual(
+    { ...(await archive.loadFetchState('us-fda-food')) },
+    { good: { etag: '"1"', file: 'r1/a' } },
+  );
+});
+
+test('prune: keeps the newest runs and any run the fetch state points to', async (t) => {
+  const root = await tempDir(t);
+  const archive = createArchive(root);
+  for (const run of ['r1', 'r2', 'r3', 'r4', 'r5']) {
+    await archive.startRun('ca-hc', run).write({ name: 'p.json', body: Buffer.from(run) });
+  }
+  await archive.saveFetchState('ca-hc', { 'https://x/feed': { etag: '"1"', file: 'r2/p.json' } });
+  assert.deepEqual((await archive.prune('ca-hc', 2)).sort(), ['r1', 'r3']);
+  assert.deepEqual((await readdir(join(root, 'ca-hc'))).sort(), ['fetch-state.json', 'r2', 'r4', 'r5']);
+  assert.deepEqual(await archive.prune('ca-hc', 2), [], 'idempotent');
+  assert.deepEqual(await archive.prune('no-such-source'), []);
+  await assert.rejects(archive.prune('ca-hc', 0), RangeError);
+});
+
+test('readMirror: accepted files of DIR/<source>, sorted by name; missing folder is empty', async (t) => {
+  const dir = await tempDir(t);
+  const folder = join(dir, 'eu-safety-gate');
+  await mkdir(join(folder, 'sub'), { recursive: true });
+  await writeFile(join(folder, 'b.json'), 'B');
+  await writeFile(join(folder, 'a.json'), 'A');
+  await writeFile(join(folder, 'notes.txt'), 'ignored');
+  await writeFile(join(folder, '.hidden.json'), 'ignored');
+  await writeFile(join(folder, 'sub', 'c.json'), 'ignored');
+  const pages = await readMirror(dir, 'eu-safety-gate', (name) => name.endsWith('.json'));
+  assert.deepEqual(
+    pages.map((p) => [p.name, p.body.toString(), p.url]),
+    [
+      ['a.json', 'A', undefined],
+      ['b.json', 'B', undefined],
+    ],
+  );
+  assert.deepEqual(await readMirror(dir, 'au-accc', () => true), []);
+});
+
+// --- conditional fetcher, against a real local server ---
+
+type Handler = (req: IncomingMessage, res: ServerResponse) => void;
+
+/** A scripted agency: requests must come in the scripted order; anything else fails `finish()`. */
+async function agency(t: TestContext, script: Array<[path: string, handler: Handler]>) {
+  const queue = [...script];
+  const unexpected: string[] = [];
+  const requests: IncomingMessage['headers'][] = [];
+  const server = createServer((req, res) => {
+    requests.push(req.headers);
+    const next = queue[0];
+    if (next === undefined || next[0] !== req.url) {
+      unexpected.push(`${req.method} ${req.url}`);
+      res.writeHead(418).end();
+      return;
+    }
+    queue.shift();
+    next[1](req, res);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const close = async (): Promise<void> => {
+    server.closeAllConnections();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+  };
+  t.after(close);
+  return {
+    url: (path: string) => `http://127.0.0.1:${(server.address() as AddressInfo).port}${path}`,
+    requests,
+    async finish(): Promise<void> {
+      await close();
+      assert.deepEqual(unexpected, [], 'unexpected requests');
+      assert.deepEqual(
+        queue.map(([p]) => p),
+        [],
+        'scripted answers never asked for',
+      );
+    },
+  };
+}
+
+const client = createUpstreamClient({ timeoutMs: 2_000, retries: 1, sleep: async () => {} });
+
+test('conditional fetcher: a 304 on the next run returns the archived body; state follows the newest copy', async (t) => {
+  const root = await tempDir(t);
+  const archive = createArchive(root);
+  const s = await agency(t, [
+    [
+      '/feed',
+      (_req, res) =>
+        res.writeHead(200, { etag: '"v1"', 'last-modified': 'Wed, 01 May 2024 06:00:00 GMT' }).end('{"v":1}'),
+    ],
+    ['/feed', (_req, res) => res.writeHead(304, { etag: '"v1"' }).end()],
+    ['/feed', (_req, res) => res.writeHead(304, { etag: '"v1"' }).end()],
+    ['/feed', (_req, res) => res.writeHead(200, { etag: '"v2"' }).end('{"v":2}')],
+  ]);
+  const feed = s.url('/feed');
+
+  /** One run as the pipeline does it: fetch, archive what the adapter yields, save the state. */
+  async function runOnce(runId: string) {
+    const run = archive.startRun('us-cpsc', runId);
+    const fetcher = createConditionalFetcher({
+      client,
+      archiveRun: run,
+      state: await archive.loadFetchState('us-cpsc'),
+    });
+    const res = await fetcher.get(feed);
+    await fetcher.archive({ name: 'page-0001.json', body: res.body, url: feed });
+    await archive.saveFetchState('us-cpsc', fetcher.state());
+    return { res, fetcher };
+  }
+
+  const first = await runOnce('r1');
+  assert.equal(first.res.status, 200);
+  assert.equal(first.res.body.toString(), '{"v":1}');
+  assert.equal(s.requests[0]?.['if-none-match'], undefined);
+  assert.deepEqual(
+    { ...first.fetcher.state() },
+    {
+      [feed]: { etag: '"v1"', lastModified: 'Wed, 01 May 2024 06:00:00 GMT', file: 'r1/page-0001.json' },
+    },
+  );
+
+  const second = await runOnce('r2');
+  assert.equal(s.requests[1]?.['if-none-match'], '"v1"');
+  assert.equal(s.requests[1]?.['if-modified-since'], 'Wed, 01 May 2024 06:00:00 GMT');
+  assert.equal(second.res.status, 304);
+  assert.equal(second.res.body.toString(), '{"v":1}', 'the archived body');
+  assert.deepEqual(second.fetcher.pages(), [{ url: feed, status: 304, archivedAs: 'r2/page-0001.json' }]);
+  assert.equal(second.fetcher.state()[feed]?.file, 'r2/page-0001.json', 're-archived in this run');
+  assert.equal(await readFile(join(root, 'us-cpsc', 'r2', 'page-0001.json'), 'utf8'), '{"v":1}');
+
+  // the archived copy is gone: the 304 cannot be served from the archive, so refetch unconditionally
+  await rm(join(root, 'us-cpsc', 'r2'), { recursive: true });
+  const third = await runOnce('r3');
+  assert.equal(s.requests[2]?.['if-none-match'], '"v1"');
+  assert.equal(s.requests[3]?.['if-none-match'], undefined);
+  assert.equal(third.res.status, 200);
+  assert.equal(third.res.body.toString(), '{"v":2}');
+  assert.deepEqual({ ...third.fetcher.state() }, { [feed]: { etag: '"v2"', file: 'r3/page-0001.json' } });
+  await s.finish();
+});
+
+test('conditional fetcher: only bodies archived as served get validators; a 304 not re-archived keeps its old file', async (t) => {
+  const root = await tempDir(t);
+  const archive = createArchive(root);
+  const s = await agency(t, [
+    ['/index', (_req, res) => res.writeHead(200, { etag: '"i1"' }).end('index')],
+    ['/data', (_req, res) => res.writeHead(200, { etag: '"d1"' }).end('data')],
+    ['/old', (_req, res) => res.writeHead(304).end()],
+  ]);
+  const old = await archive
+    .startRun('us-fsis', 'r1')
+    .write({ name: 'old.json', body: Buffer.from('old body') });
+  assert.ok(old);
+  const run = archive.startRun('us-fsis', 'r2');
+  const fetcher = createConditionalFetcher({
+    client,
+    archiveRun: run,
+    state: {
+      [s.url('/old')]: { etag: '"o1"', file: 'r1/old.json' },
+      [s.url('/gone')]: { etag: '"g1"', file: 'r1/gone.json' }, // not fetched this run: dropped
+    },
+  });
+  await fetcher.get(s.url('/index')); // read but not yielded (e.g. an index of pages)
+  const data = await fetcher.get(s.url('/data'));
+  await fetcher.archive({
+    name: 'data.json',
+    body: Buffer.from(data.body.toString().toUpperCase()),
+    url: s.url('/data'),
+  });
+  const unchanged = await fetcher.get(s.url('/old'));
+  assert.deepEqual([unchanged.status, unchanged.body.toString()], [304, 'old body']);
+  assert.deepEqual({ ...fetcher.state() }, { [s.url('/old')]: { etag: '"o1"', file: 'r1/old.json' } });
+  assert.deepEqual(
+    fetcher.pages().map((p) => [p.url, p.status, p.archivedAs]),
+    [
+      [s.url('/index'), 200, undefined],
+      [s.url('/data'), 200, undefined],
+      [s.url('/old'), 304, undefined],
+    ],
+  );
+  await s.finish();
+});
+
+test('conditional fetcher: a yielded page without url is linked by its body', async (t) => {
+  const archive = createArchive(await tempDir(t));
+  const s = await agency(t, [
+    ['/p', (_req, res) => res.writeHead(200, { 'last-modified': 'Wed, 01 May 2024 06:00:00 GMT' }).end('p')],
+  ]);
+  const fetcher = createConditionalFetcher({
+    client,
+    archiveRun: archive.startRun('au-accc', 'r1'),
+    state: {},
+  });
+  const { body } = await fetcher.get(s.url('/p'));
+  await fetcher.archive({ name: 'p.json', body });
+  assert.deepEqual(
+    { ...fetcher.state() },
+    {
+      [s.url('/p')]: { lastModified: 'Wed, 01 May 2024 06:00:00 GMT', file: 'r1/p.json' },
+    },
+  );
+  await s.finish();
+});
