@@ -135,12 +135,13 @@ const AI_TABLE: readonly AiSpec[] = [
 ];
 
 /** AIs whose value ends in a GS1 mod-10 check digit. */
-const CHECKED_AIS = /^(00|0[1-3]|41[0-7]|80(17|18))$/
+const CHECKED_AIS = /^(00|0[1-3]|41[0-7]|80(17|18))$/;
 
 /**
  * AI prefixes of predefined length, which need no FNC1 after them in unbracketed data:
  * prefix → value length (GS1 General Specifications figure 7.8.5-2).
  */
+// prettier-ignore
 const PREDEFINED_LENGTH: Readonly<Record<string, number>> = {
   '00': 18, '01': 14, '02': 14, '03': 14, '04': 16,
   '11': 6, '12': 6, '13': 6, '14': 6, '15': 6, '16': 6, '17': 6, '18': 6, '19': 6, '20': 2,
@@ -151,9 +152,26 @@ const PREDEFINED_LENGTH: Readonly<Record<string, number>> = {
 const CSET82 = /^[!"%&'()*+,\-./0-9:;<=>?A-Z_a-z]+$/;
 
 /** Digital Link primary-key AIs (those that may start the AI part of a DL path). */
-const DL_PRIMARY_KEYS = new Set(['00', '01', '253', '255', '401', '402', '414', '417', '8003', '8004', '8006', '8010', '8013', '8017', '8018']);
+const DL_PRIMARY_KEYS = new Set([
+  '00',
+  '01',
+  '253',
+  '255',
+  '401',
+  '402',
+  '414',
+  '417',
+  '8003',
+  '8004',
+  '8006',
+  '8010',
+  '8013',
+  '8017',
+  '8018',
+]);
 
 /** Digital Link convenience names for AIs. */
+// prettier-ignore
 const DL_ALIASES: Readonly<Record<string, string>> = {
   gtin: '01', sscc: '00', lot: '10', ser: '21', cpv: '22', exp: '17', bbd: '15', expdt: '7003',
   gln: '414', itip: '8006', gmn: '8013', cpid: '8010', giai: '8004', grai: '8003',
@@ -290,7 +308,8 @@ function readDigitalLink(uri: string): Gs1Element[] | Rejection {
   if (!m) return reject('invalid_characters', 'not a well-formed Digital Link URI');
   const path = m[1] ?? '';
   const query = m[2] ?? '';
-  if (path === '' || path === '/') return reject('invalid_characters', 'the Digital Link URI has no GS1 path');
+  if (path === '' || path === '/')
+    return reject('invalid_characters', 'the Digital Link URI has no GS1 path');
   if (path.endsWith('/')) return reject('invalid_characters', 'a Digital Link URI must not end with a slash');
   const segments: string[] = [];
   for (const raw of path.slice(1).split('/')) {
@@ -311,7 +330,11 @@ function readDigitalLink(uri: string): Gs1Element[] | Rejection {
       break;
     }
   }
-  if (start < 0) return reject('invalid_characters', 'no GS1 primary key (such as /01/ and a GTIN) in the Digital Link path');
+  if (start < 0)
+    return reject(
+      'invalid_characters',
+      'no GS1 primary key (such as /01/ and a GTIN) in the Digital Link path',
+    );
   const elements: Gs1Element[] = [];
   for (let j = start; j < segments.length; j += 2) {
     elements.push({ ai: keyOf(segments[j] ?? ''), value: segments[j + 1] ?? '' });
@@ -326,7 +349,11 @@ function readDigitalLink(uri: string): Gs1Element[] | Rejection {
     }
     const ai = keyOf(key);
     if (/^\d+$/.test(ai)) {
-      if (!isAi(ai)) return reject('invalid_characters', `unknown GS1 application identifier ${ai} in the Digital Link query`);
+      if (!isAi(ai))
+        return reject(
+          'invalid_characters',
+          `unknown GS1 application identifier ${ai} in the Digital Link query`,
+        );
       elements.push({ ai, value });
     }
     // Other query parameters (linkType, context …) are not GS1 data.
@@ -468,7 +495,8 @@ export function normaliseGtin(kind: GtinKind, value: string): GtinResult {
   const symbology = splitSymbology(text);
   if (symbology?.family === 'ean') {
     const payload = symbology.id === ']E3' ? symbology.payload.slice(0, 13) : symbology.payload;
-    if (!/^\d+$/.test(payload)) return reject('invalid_characters', `scan ${symbology.id} must carry digits only`);
+    if (!/^\d+$/.test(payload))
+      return reject('invalid_characters', `scan ${symbology.id} must carry digits only`);
     return byLength(kind, payload);
   }
   if (symbology?.family === 'other') return normaliseGtin(kind, symbology.payload);

@@ -5,7 +5,10 @@
  */
 import type { IdentifierKind } from './kinds.ts';
 
-/** The key families: `gs1` (gtin, upc, ean, GS1 udi), `lot` (lot, batch), `model`, `vin`, `ndc`, `udi` (HIBCC/ICCBBA). */
+/**
+ * The key families: `gs1` (gtin, upc, ean and GS1 udi), `lot` (lot, batch), `model`, `vin`,
+ * `ndc`, and `udi` (HIBCC and ICCBBA udi).
+ */
 export type MatchFamily = 'gs1' | 'lot' | 'model' | 'vin' | 'ndc' | 'udi';
 
 /** The keys of one stored identifier. */

@@ -33,14 +33,18 @@ export function normaliseIdentifier(kind: string, value: string): Normalised {
   const k = typeof kind === 'string' ? parseKind(kind) : undefined;
   if (k === undefined) {
     const shown = typeof kind === 'string' ? `"${kind.slice(0, 40)}"` : 'missing';
-    return reject('unknown_kind', `identifier kind ${shown} is unknown; use one of ${IDENTIFIER_KINDS.join(', ')}`);
+    return reject(
+      'unknown_kind',
+      `identifier kind ${shown} is unknown; use one of ${IDENTIFIER_KINDS.join(', ')}`,
+    );
   }
   if (typeof value !== 'string') return reject('empty', 'no value given');
   if (value.length > MAX_VALUE_LENGTH) {
     return reject('invalid_length', `the value is longer than ${MAX_VALUE_LENGTH} characters`);
   }
   const { value: text, label } = prepareValue(value);
-  if (text === '') return reject('empty', label === null ? 'the value is empty' : `nothing follows the label "${label}"`);
+  if (text === '')
+    return reject('empty', label === null ? 'the value is empty' : `nothing follows the label "${label}"`);
   if (isPlaceholder(text)) return reject('empty', 'placeholder text, not an identifier');
 
   switch (k) {

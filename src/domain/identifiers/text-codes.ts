@@ -25,7 +25,10 @@ const PLACEHOLDERS = new Set([
   'NOT SPECIFIED',
   'UNSPECIFIED',
 ]);
-/** A first word (whitespace-delimited, punctuation ignored) that makes the whole value a placeholder: `All models`, `All best before dates`. */
+/**
+ * A first word (whitespace-delimited, punctuation ignored) that makes the whole value a
+ * placeholder: `All models`, `All best before dates`.
+ */
 const PLACEHOLDER_FIRST_WORDS = new Set(['ALL', 'NONE', 'UNKNOWN']);
 /** `No code`, `No lot codes`, `No UDI Codes provided`: "no", at most two words, "code(s)". */
 const NO_CODES = /^NO(?: [A-Z]+){0,2} CODES?(?: [A-Z]+)*$/;
@@ -51,8 +54,8 @@ export function isPlaceholder(value: string): boolean {
  * Normalises a model, lot or batch code: upper-case, then punctuation, symbols, spaces and
  * control characters go (`KBF/05` → `KBF05`, `PA17-412` → `PA17412`); leading zeros stay
  * (`0007`). Accents go with their marks (`É` → `E`); any other letter or digit outside
- * `A-Z0-9` (`Ж`, `中`) is `invalid_characters`, not dropped, so codes never collide silently. Placeholders and values with nothing left
- * are `empty`; a single character is `invalid_length`.
+ * `A-Z0-9` (`Ж`, `中`) is `invalid_characters`, not dropped, so codes never collide silently.
+ * Placeholders and values with nothing left are `empty`; a single character is `invalid_length`.
  */
 export function normaliseTextCode(value: string): TextCodeResult {
   if (isPlaceholder(value)) {

@@ -59,7 +59,8 @@ function hibccLot(secondary: string): string | undefined {
   if (secondary.startsWith('$$+') || secondary.startsWith('$+')) return undefined; // serial, not lot
   if (secondary.startsWith('$$')) {
     let rest = secondary.slice(2);
-    if (rest.startsWith('8')) rest = rest.slice(3); // 2-digit quantity
+    if (rest.startsWith('8'))
+      rest = rest.slice(3); // 2-digit quantity
     else if (rest.startsWith('9')) rest = rest.slice(6); // 5-digit quantity
     const skip = HIBCC_DATE_SKIP[rest.charAt(0)];
     return skip === undefined ? undefined : rest.slice(skip);
@@ -83,10 +84,16 @@ function normaliseHibcc(text: string): UdiResult {
     return reject('invalid_characters', 'HIBCC secondary data alone carries no device identifier');
   }
   if (primary.length < 6 || primary.length > 23) {
-    return reject('invalid_length', 'a HIBCC device identifier has 6 to 23 characters (LIC, product code, unit of measure)');
+    return reject(
+      'invalid_length',
+      'a HIBCC device identifier has 6 to 23 characters (LIC, product code, unit of measure)',
+    );
   }
   if (!HIBCC_PRIMARY.test(primary)) {
-    return reject('invalid_characters', 'a HIBCC device identifier is a letter-led LIC, a product code and a unit-of-measure digit');
+    return reject(
+      'invalid_characters',
+      'a HIBCC device identifier is a letter-led LIC, a product code and a unit-of-measure digit',
+    );
   }
   return withLot(`hibcc:${primary}`, secondary === undefined ? undefined : hibccLot(secondary));
 }
@@ -98,7 +105,10 @@ function normaliseHibcc(text: string): UdiResult {
 function normaliseIccbba(text: string): UdiResult {
   const s = text.toUpperCase();
   if (!s.startsWith('=/')) {
-    return reject('invalid_characters', 'an ICCBBA UDI starts with "=/" and its 16-character device identifier');
+    return reject(
+      'invalid_characters',
+      'an ICCBBA UDI starts with "=/" and its 16-character device identifier',
+    );
   }
   const di = s.slice(2, 18);
   const next = s.charAt(18);
@@ -160,7 +170,10 @@ export function normaliseUdi(value: string): UdiResult {
   const digits = text.replace(/[\s-]+/g, '');
   if (/^\d+$/.test(digits)) {
     if (![8, 12, 13, 14].includes(digits.length)) {
-      return reject('invalid_length', `${digits.length} digits is not a GTIN length (8, 12, 13 or 14 digits)`);
+      return reject(
+        'invalid_length',
+        `${digits.length} digits is not a GTIN length (8, 12, 13 or 14 digits)`,
+      );
     }
     if (!hasValidGs1CheckDigit(digits)) {
       return reject(

@@ -10,6 +10,7 @@ type Rejection = Extract<Normalised, { ok: false }>;
 export type VinResult = { ok: true; normalized: string; checkDigitValid: boolean } | Rejection;
 
 /** 49 CFR 565.15 transliteration of letters (I, O and Q have no value: they never occur). */
+// prettier-ignore
 const TRANSLITERATION: Readonly<Record<string, number>> = {
   A: 1, B: 2, C: 3, D: 4, E: 5, F: 6, G: 7, H: 8,
   J: 1, K: 2, L: 3, M: 4, N: 5, P: 7, R: 9,
