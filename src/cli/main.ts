@@ -17,7 +17,8 @@ import { ingestDeps, openRuntime } from './runtime.ts';
 const BIN = fileURLToPath(new URL('../../bin/recalls.js', import.meta.url));
 
 function sourceId(value: string, previous: string[] = []): string[] {
-  if (!SOURCE_IDS.includes(value)) throw new InvalidArgumentError(`unknown source; known: ${SOURCE_IDS.join(', ')}`);
+  if (!SOURCE_IDS.includes(value))
+    throw new InvalidArgumentError(`unknown source; known: ${SOURCE_IDS.join(', ')}`);
   return [...previous, value];
 }
 
@@ -46,9 +47,16 @@ async function serve(): Promise<void> {
           // In a child process, so that parsing and the write transaction never stall requests.
           run: () =>
             new Promise<void>((resolve) => {
-              const child = spawn(process.execPath, [BIN, 'ingest'], { stdio: ['ignore', 'pipe', 'pipe'], env: process.env });
-              child.stdout.on('data', (d: Buffer) => rt.logger.info({ ingest: d.toString().trim() }, 'scheduled ingest'));
-              child.stderr.on('data', (d: Buffer) => rt.logger.warn({ ingest: d.toString().trim() }, 'scheduled ingest'));
+              const child = spawn(process.execPath, [BIN, 'ingest'], {
+                stdio: ['ignore', 'pipe', 'pipe'],
+                env: process.env,
+              });
+              child.stdout.on('data', (d: Buffer) =>
+                rt.logger.info({ ingest: d.toString().trim() }, 'scheduled ingest'),
+              );
+              child.stderr.on('data', (d: Buffer) =>
+                rt.logger.warn({ ingest: d.toString().trim() }, 'scheduled ingest'),
+              );
               child.on('close', (code) => {
                 rt.logger.info({ code }, 'scheduled ingest finished');
                 resolve();
@@ -76,7 +84,11 @@ async function ingest(options: { from?: string; source?: string[]; force?: boole
   const tty = process.stderr.isTTY === true;
   const bar = tty
     ? new cliProgress.SingleBar(
-        { format: ' {source} |{bar}| {pages} page(s), {records} records', hideCursor: true, clearOnComplete: true },
+        {
+          format: ' {source} |{bar}| {pages} page(s), {records} records',
+          hideCursor: true,
+          clearOnComplete: true,
+        },
         cliProgress.Presets.shades_classic,
       )
     : undefined;
@@ -97,7 +109,9 @@ async function ingest(options: { from?: string; source?: string[]; force?: boole
       onProgress,
     });
     if (result.status === 'locked') {
-      process.stderr.write(`Another ingest is running (held by ${result.holder} since ${result.since}); not starting a second one.\n`);
+      process.stderr.write(
+        `Another ingest is running (held by ${result.holder} since ${result.since}); not starting a second one.\n`,
+      );
       return 75;
     }
     return result.sources.some((s) => s.status === 'failed') ? 1 : 0;

@@ -8,6 +8,7 @@ import swaggerUi from '@fastify/swagger-ui';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Ajv from 'ajv';
 import addFormats from 'ajv-formats';
+import type { Socket } from 'node:net';
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import { randomBase62 } from '../domain/api-keys.ts';
 import type { AppDeps } from './context.ts';
@@ -49,6 +50,25 @@ function validators() {
   return { coercing, exact };
 }
 
+/**
+ * Requests the HTTP parser itself refuses (oversized request line or headers, broken syntax)
+ * never reach a route: answer them on the socket with a problem document too.
+ */
+function answerClientError(error: NodeJS.ErrnoException, socket: Socket): void {
+  if (!socket.writable) return;
+  const tooLarge = error.code === 'HPE_HEADER_OVERFLOW' || error.code === 'HPE_URI_TOO_LONG';
+  const body = JSON.stringify({
+    type: '/problems/invalid-parameter',
+    title: 'Invalid parameter',
+    status: 400,
+    detail: tooLarge ? 'The request line or headers are too large.' : 'The request is not valid HTTP.',
+    parameter: 'request',
+  });
+  socket.end(
+    `HTTP/1.1 400 Bad Request\r\nContent-Type: ${PROBLEM_CONTENT_TYPE}\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+  );
+}
+
 export async function buildApp(deps: AppDeps): Promise<App> {
   const now = deps.clock ?? (() => new Date());
   const options: FastifyServerOptions = {
@@ -59,10 +79,15 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     genReqId: () => `req_${randomBase62(16)}`,
     requestIdHeader: false,
     return503OnClosing: false,
+    clientErrorHandler: answerClientError,
+    // Errors the router raises before any route runs (bad percent-encoding, …) become problems too.
+    frameworkErrors: (error, request, reply) => handleError(error, request, reply),
   };
   const app = Fastify(options).withTypeProvider<TypeBoxTypeProvider>();
   const { coercing, exact } = validators();
-  app.setValidatorCompiler(({ schema, httpPart }) => (httpPart === 'body' ? exact : coercing).compile(schema));
+  app.setValidatorCompiler(({ schema, httpPart }) =>
+    (httpPart === 'body' ? exact : coercing).compile(schema),
+  );
   for (const schema of SHARED_SCHEMAS) app.addSchema(schema);
 
   const catalog = new SourceCatalog(deps.store, deps.sources);
@@ -81,7 +106,9 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     }
     request.auth = await resolveAuth(request, deps.store, deps.config);
     const plan =
-      request.auth.state === 'valid' || request.auth.state === 'revoked' ? request.auth.plan : deps.config.plans.free;
+      request.auth.state === 'valid' || request.auth.state === 'revoked'
+        ? request.auth.plan
+        : deps.config.plans.free;
     if (!deps.config.burstExempt.check(request.ip, request.ip.includes(':') ? 'ipv6' : 'ipv4')) {
       const decision = await deps.burstLimiter.hit(request.ip, plan.burstPerMinute, 60, now().getTime());
       reply.header('RateLimit-Policy', `"burst";q=${plan.burstPerMinute};w=60`);
@@ -107,7 +134,10 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   app.addHook('preHandler', async (request, reply) => {
     const { auth } = request;
     if (auth.state === 'valid') {
-      request.quotaHold = await reserveQuota(deps.store, auth.key.id, auth.plan, now(), { requests: 1, identifiers: 0 });
+      request.quotaHold = await reserveQuota(deps.store, auth.key.id, auth.plan, now(), {
+        requests: 1,
+        identifiers: 0,
+      });
     }
     const mode = request.routeOptions.config.etag;
     if (request.method !== 'GET' || (mode !== 'corpus' && mode !== 'corpus-key')) return;
@@ -138,27 +168,40 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     const hold = request.quotaHold;
     if (hold === undefined) return;
     if (hold.refund || reply.statusCode < 200 || reply.statusCode >= 300) {
-      await releaseQuota(deps.store, hold).catch((err: unknown) => request.log.error({ err }, 'quota release failed'));
+      await releaseQuota(deps.store, hold).catch((err: unknown) =>
+        request.log.error({ err }, 'quota release failed'),
+      );
     }
   });
 
   app.setErrorHandler((error, request, reply) => handleError(error, request, reply));
   app.setNotFoundHandler((request, reply) =>
-    sendProblem(reply, new ProblemError('not-found', `No resource at ${request.method} ${instanceOf(request)}.`), instanceOf(request)),
+    sendProblem(
+      reply,
+      new ProblemError('not-found', `No resource at ${request.method} ${instanceOf(request)}.`),
+      instanceOf(request),
+    ),
   );
 
   await app.register(swagger, openApiDocumentation(deps));
-  app.register(async (v1) => {
-    registerRecallRoutes(v1, context);
-    registerIdentifierRoutes(v1, context);
-    registerCheckRoutes(v1, context);
-    registerSourceRoutes(v1, context);
-    registerHealthRoutes(v1, context);
-    v1.get('/openapi.json', { schema: { hide: true }, config: { access: 'public', etag: 'body' } }, async (request, reply) => {
-      enforceStrictQuery(request, []);
-      return reply.type('application/json').send(app.swagger());
-    });
-  }, { prefix: '/v1' });
+  app.register(
+    async (v1) => {
+      registerRecallRoutes(v1, context);
+      registerIdentifierRoutes(v1, context);
+      registerCheckRoutes(v1, context);
+      registerSourceRoutes(v1, context);
+      registerHealthRoutes(v1, context);
+      v1.get(
+        '/openapi.json',
+        { schema: { hide: true }, config: { access: 'public', etag: 'body' } },
+        async (request, reply) => {
+          enforceStrictQuery(request, []);
+          return reply.type('application/json').send(app.swagger());
+        },
+      );
+    },
+    { prefix: '/v1' },
+  );
   await app.register(swaggerUi, {
     routePrefix: '/docs',
     uiConfig: { deepLinking: true, validatorUrl: null, tryItOutEnabled: false },

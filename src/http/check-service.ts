@@ -23,7 +23,10 @@ const REPLAY_WINDOW_MS = 24 * 3_600_000;
 export function parseIdempotencyKey(header: string | string[] | undefined): string | null {
   if (header === undefined) return null;
   if (Array.isArray(header) || !/^[\x20-\x7e]{1,255}$/.test(header)) {
-    throw invalidParameter('Idempotency-Key', 'Idempotency-Key must be 1 to 255 printable ASCII characters, sent once.');
+    throw invalidParameter(
+      'Idempotency-Key',
+      'Idempotency-Key must be 1 to 255 printable ASCII characters, sent once.',
+    );
   }
   return header;
 }
@@ -44,7 +47,8 @@ export class CheckService {
 
   private async corpusSize(): Promise<number> {
     const version = await this.store.corpusVersion();
-    if (this.sizeCache?.version !== version) this.sizeCache = { version, size: await this.store.recalls.size() };
+    if (this.sizeCache?.version !== version)
+      this.sizeCache = { version, size: await this.store.recalls.size() };
     return this.sizeCache.size;
   }
 
@@ -65,7 +69,10 @@ export class CheckService {
       const prior = await this.store.checks.findIdempotent(key.id, idempotencyKey, since);
       if (prior !== undefined) {
         if (prior.requestHash !== hash) {
-          throw invalidParameter('Idempotency-Key', 'This Idempotency-Key was used with a different request body.');
+          throw invalidParameter(
+            'Idempotency-Key',
+            'This Idempotency-Key was used with a different request body.',
+          );
         }
         hold.refund = true;
         return { receipt: prior.receipt, replayed: true };
@@ -73,7 +80,10 @@ export class CheckService {
     }
     const plan = planCheck(input.identifiers);
     if (plan.checked.length > 0) {
-      await reserveQuota(this.store, key.id, key.plan, now, { requests: 0, identifiers: plan.checked.length });
+      await reserveQuota(this.store, key.id, key.plan, now, {
+        requests: 0,
+        identifiers: plan.checked.length,
+      });
       hold.identifiers += plan.checked.length;
     }
     const hits = await this.store.recalls.hits(

@@ -32,7 +32,9 @@ interface AjvIssue {
   params: Record<string, unknown>;
 }
 
-function fromValidation(error: FastifyError & { validation: AjvIssue[]; validationContext?: string }): ProblemError {
+function fromValidation(
+  error: FastifyError & { validation: AjvIssue[]; validationContext?: string },
+): ProblemError {
   const issue = error.validation[0];
   const context = error.validationContext ?? 'querystring';
   if (issue === undefined) return invalidParameter(context, 'The request is not valid.');
@@ -53,21 +55,30 @@ function fromValidation(error: FastifyError & { validation: AjvIssue[]; validati
     return invalidParameter(parameter, `The request body is not valid: ${what}.`);
   }
   const parameter = property ?? issue.instancePath.split('/').filter(Boolean)[0] ?? context;
-  const allowed = Array.isArray(issue.params.allowedValues) ? ` Allowed: ${issue.params.allowedValues.join(', ')}.` : '';
-  return invalidParameter(parameter, `Parameter "${parameter}" ${issue.message ?? 'is not valid'}.${allowed}`);
+  const allowed = Array.isArray(issue.params.allowedValues)
+    ? ` Allowed: ${issue.params.allowedValues.join(', ')}.`
+    : '';
+  return invalidParameter(
+    parameter,
+    `Parameter "${parameter}" ${issue.message ?? 'is not valid'}.${allowed}`,
+  );
 }
 
 /** Maps any error to a problem. */
 export function toProblemError(error: unknown): ProblemError | undefined {
   if (error instanceof ProblemError) return error;
-  if (error instanceof InvalidCursorError) return new ProblemError('invalid-cursor', `Invalid cursor: ${error.message}.`, { parameter: 'cursor' });
+  if (error instanceof InvalidCursorError)
+    return new ProblemError('invalid-cursor', `Invalid cursor: ${error.message}.`, { parameter: 'cursor' });
   const e = error as FastifyError & { validation?: AjvIssue[]; validationContext?: string };
   if (Array.isArray(e.validation)) return fromValidation(e as FastifyError & { validation: AjvIssue[] });
   switch (e.code) {
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
       return invalidParameter('body', 'The request body is too large (at most 1 MiB).');
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
-      return invalidParameter('Content-Type', 'The request body must be JSON (Content-Type: application/json).');
+      return invalidParameter(
+        'Content-Type',
+        'The request body must be JSON (Content-Type: application/json).',
+      );
     case 'FST_ERR_CTP_EMPTY_JSON_BODY':
       return invalidParameter('body', 'The request body is empty; a JSON object is required.');
     case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
@@ -97,7 +108,10 @@ export function handleError(error: unknown, request: FastifyRequest, reply: Fast
   request.log.error({ err: error, reqId: request.id }, 'unexpected error');
   return sendProblem(
     reply,
-    new ProblemError('internal', `An internal error occurred; quote request id ${request.id} when reporting it.`),
+    new ProblemError(
+      'internal',
+      `An internal error occurred; quote request id ${request.id} when reporting it.`,
+    ),
     instanceOf(request),
   );
 }

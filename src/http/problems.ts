@@ -31,7 +31,11 @@ export class ProblemError extends Error {
   readonly parameter: string | undefined;
   readonly headers: Record<string, string>;
 
-  constructor(kind: ProblemKind, detail: string, options: { parameter?: string; headers?: Record<string, string> } = {}) {
+  constructor(
+    kind: ProblemKind,
+    detail: string,
+    options: { parameter?: string; headers?: Record<string, string> } = {},
+  ) {
     super(detail);
     this.name = 'ProblemError';
     this.kind = kind;

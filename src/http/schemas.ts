@@ -60,7 +60,10 @@ const recallProperties = {
   published_date: Nullable(Type.String({ format: 'date' })),
   countries: Type.Array(Type.String()),
   url: Nullable(Type.String()),
-  revision: Type.Integer({ minimum: 1, description: 'Times the record has been observed to change; 1 means never amended' }),
+  revision: Type.Integer({
+    minimum: 1,
+    description: 'Times the record has been observed to change; 1 means never amended',
+  }),
   identifiers: Type.Optional(Type.Array(Type.Ref(IdentifierSchema))),
   data_as_of: Type.String(),
   first_seen_at: Type.String({ format: 'date-time' }),
@@ -166,9 +169,15 @@ export const MetaSchema = Type.Object(
     count: Type.Integer({ description: 'Rows in this response' }),
     limit: Type.Optional(Type.Integer()),
     next_cursor: Type.Optional(Nullable(Type.String({ description: 'Pass as `cursor` for the next page' }))),
-    total: Type.Optional(Type.Integer({ description: 'Present only when `include_total=true` was requested' })),
-    data_as_of: Nullable(Type.String({ description: 'Oldest upstream freshness stamp across the backing sources' })),
-    attribution: Type.Optional(Type.Array(Type.String(), { description: 'Attribution strings the caller must display' })),
+    total: Type.Optional(
+      Type.Integer({ description: 'Present only when `include_total=true` was requested' }),
+    ),
+    data_as_of: Nullable(
+      Type.String({ description: 'Oldest upstream freshness stamp across the backing sources' }),
+    ),
+    attribution: Type.Optional(
+      Type.Array(Type.String(), { description: 'Attribution strings the caller must display' }),
+    ),
   },
   { $id: 'Meta' },
 );
@@ -212,7 +221,9 @@ const problem = (description: string) => ({
 
 /** The error responses of a keyed endpoint. */
 export const KEYED_ERRORS = {
-  400: problem('Invalid or unknown parameter (`/problems/invalid-parameter`) or cursor (`/problems/invalid-cursor`)'),
+  400: problem(
+    'Invalid or unknown parameter (`/problems/invalid-parameter`) or cursor (`/problems/invalid-cursor`)',
+  ),
   401: problem('Missing or invalid API key'),
   402: problem('Monthly quota exhausted'),
   403: problem('API key revoked'),
@@ -227,7 +238,12 @@ export const PUBLIC_ERRORS = {
   500: KEYED_ERRORS[500],
 };
 
-export const LimitSchema = Type.Integer({ minimum: 1, maximum: 200, default: 50, description: 'Page size, 1 to 200' });
+export const LimitSchema = Type.Integer({
+  minimum: 1,
+  maximum: 200,
+  default: 50,
+  description: 'Page size, 1 to 200',
+});
 export const CursorSchema = Type.String({
   minLength: 1,
   maxLength: 2048,

@@ -13,7 +13,13 @@ export interface SourceView {
 
 export interface Health {
   status: 'ok' | 'degraded' | 'unknown';
-  sources: { id: string; cadence: string; last_success_at: string | null; data_as_of: string | null; consecutive_failures: number }[];
+  sources: {
+    id: string;
+    cadence: string;
+    last_success_at: string | null;
+    data_as_of: string | null;
+    consecutive_failures: number;
+  }[];
   degraded: string[];
 }
 
@@ -82,7 +88,8 @@ export class SourceCatalog {
     const degraded: string[] = [];
     for (const { meta, state } of enabled) {
       const failedLast =
-        state.last_attempt_at !== null && (state.last_success_at === null || state.last_attempt_at > state.last_success_at);
+        state.last_attempt_at !== null &&
+        (state.last_success_at === null || state.last_attempt_at > state.last_success_at);
       const stale =
         state.last_success_at === null ||
         now.getTime() - new Date(state.last_success_at).getTime() > 2 * meta.cadenceHours * 3_600_000;

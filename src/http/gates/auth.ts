@@ -25,7 +25,9 @@ export async function resolveAuth(request: FastifyRequest, store: Store, config:
   const record = await store.keys.findByKey(key);
   if (record === undefined) return { state: 'invalid' };
   const plan = config.plans[record.plan as PlanId] ?? config.plans.free;
-  return record.revoked_at !== null ? { state: 'revoked', key: record, plan } : { state: 'valid', key: record, plan };
+  return record.revoked_at !== null
+    ? { state: 'revoked', key: record, plan }
+    : { state: 'valid', key: record, plan };
 }
 
 /** Refuses a request whose key the route's access rule does not accept. */

@@ -33,5 +33,8 @@ export async function reserveQuota(
 }
 
 export async function releaseQuota(store: Store, hold: QuotaHold): Promise<void> {
-  await store.usage.release(hold.keyId, hold.month, { requests: hold.requests, identifiers: hold.identifiers });
+  await store.usage.release(hold.keyId, hold.month, {
+    requests: hold.requests,
+    identifiers: hold.identifiers,
+  });
 }

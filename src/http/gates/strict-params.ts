@@ -14,9 +14,13 @@ export function enforceStrictQuery(request: FastifyRequest, allowed: string[]): 
   const query = (request.query ?? {}) as Record<string, unknown>;
   for (const [name, value] of Object.entries(query)) {
     if (!allowed.includes(name)) {
-      const supported = allowed.length === 0 ? 'This endpoint takes no query parameters.' : `Supported: ${allowed.join(', ')}.`;
+      const supported =
+        allowed.length === 0
+          ? 'This endpoint takes no query parameters.'
+          : `Supported: ${allowed.join(', ')}.`;
       throw invalidParameter(name, `Unknown query parameter "${name}". ${supported}`);
     }
-    if (Array.isArray(value)) throw invalidParameter(name, `Query parameter "${name}" is given more than once.`);
+    if (Array.isArray(value))
+      throw invalidParameter(name, `Query parameter "${name}" is given more than once.`);
   }
 }

@@ -10,11 +10,15 @@ import { CheckReceiptSchema, CursorSchema, envelope, KEYED_ERRORS, LimitSchema }
 
 const CheckBody = Type.Object(
   {
-    label: Type.Optional(Type.String({ maxLength: 200, description: "The caller's own reference; echoed back" })),
+    label: Type.Optional(
+      Type.String({ maxLength: 200, description: "The caller's own reference; echoed back" }),
+    ),
     identifiers: Type.Array(
       Type.Object(
         {
-          kind: Type.String({ description: 'Identifier kind (case-insensitive); another string is rejected as unknown_kind' }),
+          kind: Type.String({
+            description: 'Identifier kind (case-insensitive); another string is rejected as unknown_kind',
+          }),
           value: Type.String(),
         },
         { additionalProperties: false },
@@ -58,7 +62,8 @@ export function registerCheckRoutes(app: FastifyInstance, ctx: RouteContext): vo
     },
     async (request, reply) => {
       const auth = request.auth;
-      if (auth.state !== 'valid' || request.quotaHold === undefined) throw new Error('check reached without a key');
+      if (auth.state !== 'valid' || request.quotaHold === undefined)
+        throw new Error('check reached without a key');
       const idempotencyKey = parseIdempotencyKey(request.headers['idempotency-key']);
       const { receipt, replayed } = await service.run(
         request.body as CheckInput,
@@ -73,7 +78,10 @@ export function registerCheckRoutes(app: FastifyInstance, ctx: RouteContext): vo
         meta: {
           count: 1,
           data_as_of: await catalog.dataAsOf(),
-          ...attributionOf(ctx, (receipt.matches ?? []).map((m) => m.recall_id)),
+          ...attributionOf(
+            ctx,
+            (receipt.matches ?? []).map((m) => m.recall_id),
+          ),
         },
       });
     },
@@ -99,7 +107,8 @@ export function registerCheckRoutes(app: FastifyInstance, ctx: RouteContext): vo
       let before: number | undefined;
       if (q.cursor !== undefined) {
         const [seq] = decodeCursor(q.cursor, 'checks', fingerprint);
-        if (typeof seq !== 'number' || !Number.isInteger(seq)) throw new ProblemError('invalid-cursor', 'Invalid cursor.', { parameter: 'cursor' });
+        if (typeof seq !== 'number' || !Number.isInteger(seq))
+          throw new ProblemError('invalid-cursor', 'Invalid cursor.', { parameter: 'cursor' });
         before = seq;
       }
       const limit = q.limit ?? 50;
@@ -109,7 +118,8 @@ export function registerCheckRoutes(app: FastifyInstance, ctx: RouteContext): vo
         meta: {
           count: page.rows.length,
           limit,
-          next_cursor: page.more && page.lastSeq !== null ? encodeCursor('checks', fingerprint, [page.lastSeq]) : null,
+          next_cursor:
+            page.more && page.lastSeq !== null ? encodeCursor('checks', fingerprint, [page.lastSeq]) : null,
           data_as_of: await catalog.dataAsOf(),
         },
       };
@@ -140,7 +150,10 @@ export function registerCheckRoutes(app: FastifyInstance, ctx: RouteContext): vo
         meta: {
           count: 1,
           data_as_of: await catalog.dataAsOf(),
-          ...attributionOf(ctx, (receipt.matches ?? []).map((m) => m.recall_id)),
+          ...attributionOf(
+            ctx,
+            (receipt.matches ?? []).map((m) => m.recall_id),
+          ),
         },
       };
     },

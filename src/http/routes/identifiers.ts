@@ -44,19 +44,31 @@ export function registerIdentifierRoutes(app: FastifyInstance, { deps, catalog }
       const q = request.query as typeof Query.static;
       const kind = parseKind(rawKind);
       if (kind === undefined) {
-        throw invalidParameter('kind', `Unknown identifier kind "${rawKind}". Kinds: ${IDENTIFIER_KINDS.join(', ')}.`);
+        throw invalidParameter(
+          'kind',
+          `Unknown identifier kind "${rawKind}". Kinds: ${IDENTIFIER_KINDS.join(', ')}.`,
+        );
       }
       const normalised = normaliseIdentifier(kind, value);
-      if (!normalised.ok) throw invalidParameter('value', `Cannot normalise ${kind} "${value}": ${normalised.detail} (${normalised.reason}).`);
+      if (!normalised.ok)
+        throw invalidParameter(
+          'value',
+          `Cannot normalise ${kind} "${value}": ${normalised.detail} (${normalised.reason}).`,
+        );
       const fingerprint = filterFingerprint({ kind: normalised.kind, normalized: normalised.normalized });
       let after: { sortDate: string; id: string } | undefined;
       if (q.cursor !== undefined) {
         const [sortDate, id] = decodeCursor(q.cursor, 'identifiers', fingerprint);
-        if (typeof sortDate !== 'string' || typeof id !== 'string') throw new ProblemError('invalid-cursor', 'Invalid cursor.', { parameter: 'cursor' });
+        if (typeof sortDate !== 'string' || typeof id !== 'string')
+          throw new ProblemError('invalid-cursor', 'Invalid cursor.', { parameter: 'cursor' });
         after = { sortDate, id };
       }
       const limit = q.limit ?? 50;
-      const page = await deps.store.recalls.lookup(lookupKeys(normalised.kind, normalised.normalized), limit, after);
+      const page = await deps.store.recalls.lookup(
+        lookupKeys(normalised.kind, normalised.normalized),
+        limit,
+        after,
+      );
       const last = page.rows[page.rows.length - 1];
       const attribution = catalog.attribution(page.rows.map((r) => r.source.id));
       return {
@@ -64,7 +76,10 @@ export function registerIdentifierRoutes(app: FastifyInstance, { deps, catalog }
         meta: {
           count: page.rows.length,
           limit,
-          next_cursor: page.more && last !== undefined ? encodeCursor('identifiers', fingerprint, [positionOf(last).sortDate, last.id]) : null,
+          next_cursor:
+            page.more && last !== undefined
+              ? encodeCursor('identifiers', fingerprint, [positionOf(last).sortDate, last.id])
+              : null,
           data_as_of: await catalog.dataAsOf(),
           ...(attribution.length > 0 ? { attribution } : {}),
         },

@@ -19,24 +19,39 @@ import {
 } from '../schemas.ts';
 
 const ListQuery = Type.Object({
-  jurisdiction: Type.Optional(Type.String({ minLength: 1, maxLength: 16, description: 'Jurisdiction code as published' })),
-  source: Type.Optional(Type.String({ minLength: 1, maxLength: 64, description: 'One source feed id (see /v1/sources)' })),
+  jurisdiction: Type.Optional(
+    Type.String({ minLength: 1, maxLength: 16, description: 'Jurisdiction code as published' }),
+  ),
+  source: Type.Optional(
+    Type.String({ minLength: 1, maxLength: 64, description: 'One source feed id (see /v1/sources)' }),
+  ),
   hazard_category: Type.Optional(Type.Ref(HazardCategorySchema)),
   severity: Type.Optional(Type.Ref(SeveritySchema)),
   remedy: Type.Optional(Type.Ref(RemedySchema)),
-  from: Type.Optional(Type.String({ format: 'date', description: 'Earliest recall_date, inclusive, YYYY-MM-DD' })),
-  to: Type.Optional(Type.String({ format: 'date', description: 'Latest recall_date, inclusive, YYYY-MM-DD' })),
+  from: Type.Optional(
+    Type.String({ format: 'date', description: 'Earliest recall_date, inclusive, YYYY-MM-DD' }),
+  ),
+  to: Type.Optional(
+    Type.String({ format: 'date', description: 'Latest recall_date, inclusive, YYYY-MM-DD' }),
+  ),
   limit: Type.Optional(LimitSchema),
   cursor: Type.Optional(CursorSchema),
-  include_total: Type.Optional(Type.Boolean({ default: false, description: 'When true, meta.total is present' })),
+  include_total: Type.Optional(
+    Type.Boolean({ default: false, description: 'When true, meta.total is present' }),
+  ),
 });
 
-const IdParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 512, description: 'Stable recall id' }) });
+const IdParams = Type.Object({
+  id: Type.String({ minLength: 1, maxLength: 512, description: 'Stable recall id' }),
+});
 
 function checkDates(from: string | undefined, to: string | undefined): void {
-  if (from !== undefined && !isCalendarDate(from)) throw invalidParameter('from', `"from" must be a real date as YYYY-MM-DD, got "${from}".`);
-  if (to !== undefined && !isCalendarDate(to)) throw invalidParameter('to', `"to" must be a real date as YYYY-MM-DD, got "${to}".`);
-  if (from !== undefined && to !== undefined && from > to) throw invalidParameter('from', `"from" (${from}) is later than "to" (${to}).`);
+  if (from !== undefined && !isCalendarDate(from))
+    throw invalidParameter('from', `"from" must be a real date as YYYY-MM-DD, got "${from}".`);
+  if (to !== undefined && !isCalendarDate(to))
+    throw invalidParameter('to', `"to" must be a real date as YYYY-MM-DD, got "${to}".`);
+  if (from !== undefined && to !== undefined && from > to)
+    throw invalidParameter('from', `"from" (${from}) is later than "to" (${to}).`);
 }
 
 export function registerRecallRoutes(app: FastifyInstance, { deps, catalog }: RouteContext): void {
@@ -48,7 +63,8 @@ export function registerRecallRoutes(app: FastifyInstance, { deps, catalog }: Ro
       schema: {
         operationId: 'listRecalls',
         summary: 'List recalls, newest first',
-        description: 'Newest publication first; records with no publication date come last in the same walk. Keyset paging.',
+        description:
+          'Newest publication first; records with no publication date come last in the same walk. Keyset paging.',
         tags: ['recalls'],
         querystring: ListQuery,
         response: { 200: envelope(Type.Array(Type.Ref(RecallSchema))), ...KEYED_ERRORS },
@@ -77,12 +93,16 @@ export function registerRecallRoutes(app: FastifyInstance, { deps, catalog }: Ro
           ? undefined
           : (() => {
               const [sortDate, id] = decodeCursor(q.cursor, 'recalls', fingerprint);
-              if (typeof sortDate !== 'string' || typeof id !== 'string') throw new ProblemError('invalid-cursor', 'Invalid cursor.', { parameter: 'cursor' });
+              if (typeof sortDate !== 'string' || typeof id !== 'string')
+                throw new ProblemError('invalid-cursor', 'Invalid cursor.', { parameter: 'cursor' });
               return { sortDate, id };
             })();
       const page = await store.recalls.list(filters, limit, after);
       const last = page.rows[page.rows.length - 1];
-      const next = page.more && last !== undefined ? encodeCursor('recalls', fingerprint, [positionOf(last).sortDate, last.id]) : null;
+      const next =
+        page.more && last !== undefined
+          ? encodeCursor('recalls', fingerprint, [positionOf(last).sortDate, last.id])
+          : null;
       const attribution = catalog.attribution(page.rows.map((r) => r.source.id));
       return {
         data: page.rows,
@@ -92,7 +112,9 @@ export function registerRecallRoutes(app: FastifyInstance, { deps, catalog }: Ro
           next_cursor: next,
           ...(q.include_total === true ? { total: await store.recalls.count(filters) } : {}),
           data_as_of: await catalog.dataAsOf(
-            (m) => (q.source === undefined || m.id === q.source) && (q.jurisdiction === undefined || m.jurisdiction === q.jurisdiction),
+            (m) =>
+              (q.source === undefined || m.id === q.source) &&
+              (q.jurisdiction === undefined || m.jurisdiction === q.jurisdiction),
           ),
           ...(attribution.length > 0 ? { attribution } : {}),
         },
@@ -127,7 +149,10 @@ export function registerRecallRoutes(app: FastifyInstance, { deps, catalog }: Ro
     },
   );
 
-  const RevisionsQuery = Type.Object({ limit: Type.Optional(LimitSchema), cursor: Type.Optional(CursorSchema) });
+  const RevisionsQuery = Type.Object({
+    limit: Type.Optional(LimitSchema),
+    cursor: Type.Optional(CursorSchema),
+  });
   app.get(
     '/recalls/:id/revisions',
     {
@@ -149,7 +174,8 @@ export function registerRecallRoutes(app: FastifyInstance, { deps, catalog }: Ro
       let afterRevision = 0;
       if (q.cursor !== undefined) {
         const [n] = decodeCursor(q.cursor, 'revisions', fingerprint);
-        if (typeof n !== 'number' || !Number.isInteger(n)) throw new ProblemError('invalid-cursor', 'Invalid cursor.', { parameter: 'cursor' });
+        if (typeof n !== 'number' || !Number.isInteger(n))
+          throw new ProblemError('invalid-cursor', 'Invalid cursor.', { parameter: 'cursor' });
         afterRevision = n;
       }
       const sourceId = await store.recalls.sourceOf(id);
@@ -162,7 +188,8 @@ export function registerRecallRoutes(app: FastifyInstance, { deps, catalog }: Ro
         meta: {
           count: page.rows.length,
           limit,
-          next_cursor: page.more && last !== undefined ? encodeCursor('revisions', fingerprint, [last.revision]) : null,
+          next_cursor:
+            page.more && last !== undefined ? encodeCursor('revisions', fingerprint, [last.revision]) : null,
           data_as_of: await catalog.dataAsOf((m) => m.id === sourceId),
           attribution: catalog.attribution([sourceId]),
         },

@@ -1,0 +1,112 @@
+// Lint rules, including the ones that keep dependencies pointing inward:
+// src/domain imports nothing of ours outside itself and no I/O library; src/http never
+// reaches an engine file; adapters never touch the store.
+import js from '@eslint/js';
+import tseslint from 'typescript-eslint';
+
+const IO_MODULES = [
+  'fs',
+  'node:fs',
+  'fs/promises',
+  'node:fs/promises',
+  'http',
+  'node:http',
+  'https',
+  'node:https',
+  'net',
+  'node:net',
+  'child_process',
+  'node:child_process',
+];
+const LIBRARIES = ['better-sqlite3', 'pg', 'kysely', 'fastify', 'ioredis', 'pino'];
+
+export default tseslint.config(
+  { ignores: ['node_modules/**', 'dist/**', 'data/**', 'bench/corpus/**'] },
+  js.configs.recommended,
+  ...tseslint.configs.recommended,
+  {
+    languageOptions: {
+      globals: {
+        process: 'readonly',
+        console: 'readonly',
+        Buffer: 'readonly',
+        URL: 'readonly',
+        setTimeout: 'readonly',
+        clearTimeout: 'readonly',
+        setInterval: 'readonly',
+        clearInterval: 'readonly',
+        setImmediate: 'readonly',
+        fetch: 'readonly',
+        Response: 'readonly',
+        AbortController: 'readonly',
+        TextDecoder: 'readonly',
+        TextEncoder: 'readonly',
+      },
+    },
+    rules: {
+      '@typescript-eslint/no-unused-vars': [
+        'error',
+        { argsIgnorePattern: '^_', varsIgnorePattern: '^_', destructuredArrayIgnorePattern: '^_' },
+      ],
+      '@typescript-eslint/no-explicit-any': 'off',
+      '@typescript-eslint/no-non-null-assertion': 'off',
+      '@typescript-eslint/consistent-type-imports': 'error',
+    },
+  },
+  {
+    files: ['src/domain/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          paths: [...IO_MODULES, ...LIBRARIES].map((name) => ({
+            name,
+            message: 'src/domain is pure: no I/O and no infrastructure.',
+          })),
+          patterns: [
+            {
+              group: ['../../*', '../store/*', '../http/*', '../ingest/*', '../cli/*', '../config*'],
+              message: 'src/domain imports nothing of ours outside src/domain.',
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
+    files: ['src/http/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          paths: ['better-sqlite3', 'pg'].map((name) => ({
+            name,
+            message: 'The HTTP layer never sees a driver.',
+          })),
+          patterns: [
+            {
+              group: ['**/store/engines/*', '**/store/engine*', '**/store/schema*', '**/store/migrations/*'],
+              message: 'The HTTP layer uses the store modules, never engine files or tables.',
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
+    files: ['src/ingest/sources/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              group: ['**/store/*', '**/http/*'],
+              message: 'A source adapter never touches the database or the API.',
+            },
+          ],
+        },
+      ],
+    },
+  },
+);

@@ -1,0 +1,267 @@
+import assert from 'node:assert/strict';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import SQLite from 'better-sqlite3';
+import { runCli, startCli } from '../support/cli.ts';
+import { fdaPage, fdaRecord } from '../support/fda-records.ts';
+import { startOpenFdaStandIn } from '../support/openfda-server.ts';
+import { requireShared, sharedPath } from '../support/shared.ts';
+
+function tempEnv() {
+  const dir = mkdtempSync(join(tmpdir(), 'recalls-cli-'));
+  return { dir, env: { DATABASE_URL: join(dir, 'recalls.db'), RECALLS_ARCHIVE_DIR: join(dir, 'archive') } };
+}
+
+function db(dir: string) {
+  return new SQLite(join(dir, 'recalls.db'), { readonly: true });
+}
+
+describe('recalls keys', () => {
+  const { dir, env } = tempEnv();
+  after(() => rmSync(dir, { recursive: true, force: true }));
+
+  test('create prints the key as the last line; list never shows it; revoke takes the key itself', async () => {
+    const created = await runCli(['keys', 'create', '--plan', 'free', '--name', 'shop'], env);
+    assert.equal(created.code, 0, created.stderr);
+    const lines = created.stdout.trimEnd().split('\n');
+    const key = lines[lines.length - 1]!;
+    assert.match(key, /^rk_live_[A-Za-z0-9]{40}$/);
+    const listed = await runCli(['keys', 'list'], env);
+    assert.equal(listed.code, 0);
+    assert.match(listed.stdout, /free\tactive/);
+    assert.ok(!listed.stdout.includes(key), 'the key is never shown again');
+    const stored = db(dir).prepare('SELECT key_hash, prefix FROM api_keys').all() as {
+      key_hash: string;
+      prefix: string;
+    }[];
+    assert.equal(stored.length, 1);
+    assert.ok(!JSON.stringify(stored).includes(key.slice(12)), 'only a hash and a short prefix are stored');
+    const revoked = await runCli(['keys', 'revoke', key], env);
+    assert.equal(revoked.code, 0, revoked.stderr);
+    assert.match((await runCli(['keys', 'list'], env)).stdout, /free\trevoked/);
+    assert.equal((await runCli(['keys', 'revoke', 'rk_live_unknown'], env)).code, 1);
+    const bad = await runCli(['keys', 'create', '--plan', 'platinum'], env);
+    assert.notEqual(bad.code, 0);
+  });
+});
+
+describe('recalls ingest --from', () => {
+  test('accepts ../shared/upstream-samples as is, ignoring unknown folders and _reference', async (t) => {
+    const samples = sharedPath('upstream-samples');
+    if (!requireShared(t, samples, 'upstream-samples')) return;
+    const { dir, env } = tempEnv();
+    try {
+      const first = await runCli(['ingest', '--from', samples], env);
+      assert.equal(first.code, 0, first.stderr);
+      assert.match(
+        first.stdout,
+        /us-fda-food: ok, 32 records from 1 page\(s\): 32 new, 0 amended, 0 unchanged/,
+      );
+      const again = await runCli(['ingest', '--from', samples], env);
+      assert.match(
+        again.stdout,
+        /us-fda-food: ok, 32 records from 1 page\(s\): 0 new, 0 amended, 32 unchanged/,
+      );
+      const d = db(dir);
+      assert.equal(
+        (d.prepare('SELECT count(*) n FROM revisions').get() as { n: number }).n,
+        0,
+        'no revision from a re-ingest',
+      );
+      assert.equal(
+        (d.prepare("SELECT data_as_of FROM sources WHERE id = 'us-fda-food'").get() as { data_as_of: string })
+          .data_as_of,
+        '2026-06-17',
+      );
+      d.close();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  test('changing one field of one record creates exactly one revision naming it', async () => {
+    const { dir, env } = tempEnv();
+    try {
+      const mirror = join(dir, 'mirror');
+      mkdirSync(join(mirror, 'us-fda-food'), { recursive: true });
+      mkdirSync(join(mirror, 'xx-unknown'), { recursive: true });
+      writeFileSync(join(mirror, 'xx-unknown', 'page.json'), 'not even json');
+      const records = Array.from({ length: 20 }, (_, i) => fdaRecord(i));
+      writeFileSync(join(mirror, 'us-fda-food', 'page-1.json'), fdaPage(records));
+      assert.equal((await runCli(['ingest', '--from', mirror], env)).code, 0);
+      // record 7 is Class II (index 7 % 3 = 1); make it Class I
+      records[7] = { ...records[7], classification: 'Class I' };
+      writeFileSync(join(mirror, 'us-fda-food', 'page-1.json'), fdaPage(records, '2026-06-24'));
+      const second = await runCli(['ingest', '--from', mirror], env);
+      assert.match(second.stdout, /0 new, 1 amended, 19 unchanged/);
+      const d = db(dir);
+      const revs = d
+        .prepare('SELECT recall_id, revision, changed_fields, data_as_of FROM revisions')
+        .all() as {
+        recall_id: string;
+        revision: number;
+        changed_fields: string;
+        data_as_of: string;
+      }[];
+      assert.equal(revs.length, 1);
+      assert.equal(revs[0]!.revision, 2);
+      assert.equal(revs[0]!.data_as_of, '2026-06-24');
+      const changed = JSON.parse(revs[0]!.changed_fields);
+      assert.ok('source_classification' in changed && 'severity' in changed, JSON.stringify(changed));
+      assert.deepEqual(Object.keys(changed).sort(), ['severity', 'source_classification']);
+      d.close();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('recalls ingest from the agency (a local stand-in)', () => {
+  let standIn: Awaited<ReturnType<typeof startOpenFdaStandIn>>;
+  const records = Array.from({ length: 2600 }, (_, i) => fdaRecord(i));
+  before(async () => {
+    standIn = await startOpenFdaStandIn('/food/enforcement.json', records);
+  });
+  after(() => standIn.close());
+
+  test('pages through date slices, rebuilds at most once a day, and uses conditional GET when forced', async () => {
+    const { dir, env } = tempEnv();
+    const withUrl = { ...env, RECALLS_SOURCE_US_FDA_FOOD_URL: standIn.url };
+    try {
+      const first = await runCli(['ingest'], withUrl);
+      assert.equal(first.code, 0, first.stderr + first.stdout);
+      assert.match(first.stdout, /us-fda-food: ok, 2600 records/);
+      assert.deepEqual(standIn.unexpected, []);
+      const second = await runCli(['ingest'], withUrl);
+      assert.equal(second.code, 0);
+      assert.match(second.stdout, /us-fda-food: skipped: already rebuilt today/);
+      const before304 = standIn.notModified;
+      const forced = await runCli(['ingest', '--force'], withUrl);
+      assert.equal(forced.code, 0, forced.stderr);
+      assert.match(forced.stdout, /0 new, 0 amended, 2600 unchanged/);
+      assert.ok(standIn.notModified > before304, 'the unchanged pages were answered 304');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  test('a failing agency marks the source failed and leaves its records untouched', async () => {
+    const { dir, env } = tempEnv();
+    try {
+      assert.equal(
+        (await runCli(['ingest'], { ...env, RECALLS_SOURCE_US_FDA_FOOD_URL: standIn.url })).code,
+        0,
+      );
+      const broken = await runCli(['ingest', '--force'], {
+        ...env,
+        RECALLS_SOURCE_US_FDA_FOOD_URL: 'http://127.0.0.1:9',
+        RECALLS_UPSTREAM_RETRIES: '0',
+      });
+      assert.equal(broken.code, 1);
+      assert.match(broken.stdout, /us-fda-food: failed/);
+      const d = db(dir);
+      assert.equal((d.prepare('SELECT count(*) n FROM recalls').get() as { n: number }).n, 2600);
+      const src = d
+        .prepare("SELECT consecutive_failures, last_error FROM sources WHERE id='us-fda-food'")
+        .get() as {
+        consecutive_failures: number;
+        last_error: string;
+      };
+      assert.equal(src.consecutive_failures, 1);
+      assert.ok(src.last_error.length > 0);
+      d.close();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  test('two runs at once: one runs, the other says why it did not', async () => {
+    const { dir, env } = tempEnv();
+    const withUrl = { ...env, RECALLS_SOURCE_US_FDA_FOOD_URL: standIn.url };
+    standIn.delayMs = 150;
+    try {
+      assert.equal((await runCli(['keys', 'list'], env)).code, 0, 'schema created first');
+      const a = startCli(['ingest'], withUrl);
+      const seen = standIn.requests.length;
+      while (standIn.requests.length === seen) await new Promise((r) => setTimeout(r, 20));
+      const b = await runCli(['ingest'], withUrl);
+      assert.equal(b.code, 75);
+      assert.match(b.stderr, /Another ingest is running \(held by .+:\d+:.+ since /);
+      const ra = await a.done;
+      assert.equal(ra.code, 0, ra.stderr);
+    } finally {
+      standIn.delayMs = 0;
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  test('SIGKILL mid-run leaves the database consistent and the next run completes', async () => {
+    const { dir, env } = tempEnv();
+    const mirror = join(dir, 'mirror');
+    mkdirSync(join(mirror, 'us-fda-food'), { recursive: true });
+    const big = Array.from({ length: 30000 }, (_, i) => fdaRecord(i));
+    for (let p = 0; p < 3; p++) {
+      writeFileSync(
+        join(mirror, 'us-fda-food', `page-${p + 1}.json`),
+        fdaPage(big.slice(p * 10000, (p + 1) * 10000)),
+      );
+    }
+    try {
+      assert.equal((await runCli(['keys', 'list'], env)).code, 0);
+      for (const delay of [300, 900, 1500, 2200, 3000]) {
+        const run = startCli(['ingest', '--from', mirror, '--force'], env);
+        await new Promise((r) => setTimeout(r, delay));
+        run.child.kill('SIGKILL');
+        await run.done;
+        const d = db(dir);
+        assert.equal(
+          (d.prepare('PRAGMA integrity_check').get() as { integrity_check: string }).integrity_check,
+          'ok',
+        );
+        const n = (d.prepare('SELECT count(*) n FROM recalls').get() as { n: number }).n;
+        assert.ok(n === 0 || n === 30000, `all or nothing, got ${n} after ${delay} ms`);
+        const orphans = (
+          d
+            .prepare('SELECT count(*) n FROM identifiers WHERE recall_id NOT IN (SELECT id FROM recalls)')
+            .get() as { n: number }
+        ).n;
+        assert.equal(orphans, 0);
+        d.close();
+      }
+      const next = await runCli(['ingest', '--from', mirror], env);
+      assert.equal(next.code, 0, next.stderr);
+      assert.match(next.stdout, /us-fda-food: ok, 30000 records/);
+      const d = db(dir);
+      assert.equal((d.prepare('SELECT count(*) n FROM recalls').get() as { n: number }).n, 30000);
+      d.close();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('recalls serve', () => {
+  test('the run command brings the service up on SQLite and stops cleanly on SIGTERM', async () => {
+    const { dir, env } = tempEnv();
+    try {
+      const serve = startCli(['serve'], { ...env, PORT: '0', LOG_LEVEL: 'info' });
+      let url: string | undefined;
+      for (let i = 0; i < 200 && url === undefined; i++) {
+        await new Promise((r) => setTimeout(r, 50));
+        const m = /Server listening at (http:\/\/127\.0\.0\.1:\d+)/.exec(serve.output());
+        url = m?.[1];
+      }
+      assert.ok(url, 'listening');
+      const health = await fetch(`${url}/v1/health`);
+      assert.equal(health.status, 200);
+      assert.equal((await health.json()).status, 'unknown');
+      serve.child.kill('SIGTERM');
+      const result = await serve.done;
+      assert.equal(result.code, 0);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});

@@ -1,0 +1,354 @@
+import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
+import { after, before, describe, test } from 'node:test';
+import { draft, json, startService, type TestService } from '../support/service.ts';
+
+const sha256 = (s: string) => createHash('sha256').update(s).digest('hex');
+
+describe('POST /v1/checks and receipts', () => {
+  let s: TestService;
+  let key: string;
+  before(async () => {
+    s = await startService();
+    key = await s.key('growth');
+    await s.seed([
+      draft('F-1000-2024', {
+        title: 'Cheese biscuits',
+        severity: 'medium',
+        identifiers: [
+          { kind: 'ean', value: '6926145714029', normalized: '06926145714029', confidence: 'extracted' },
+          { kind: 'lot', value: 'Lot 21096', normalized: '21096', confidence: 'inferred' },
+        ],
+      }),
+      draft('F-1001-2024', {
+        identifiers: [
+          { kind: 'upc', value: '6926145714029', normalized: '06926145714029', confidence: 'extracted' },
+        ],
+      }),
+      draft('D-1002-2024', {
+        identifiers: [
+          { kind: 'ndc', value: 'NDC 0143-1473-01', normalized: '00143147301', confidence: 'exact' },
+        ],
+      }),
+    ]);
+  });
+  after(() => s.close());
+
+  test('matches across barcode forms, rejects what cannot be normalised, and digests what was checked', async () => {
+    const body = {
+      label: 'nightly catalogue',
+      identifiers: [
+        { kind: 'UPC', value: '06926145714029' },
+        { kind: 'gtin', value: '6926145714029' },
+        { kind: 'gtin', value: '06926145714029' },
+        { kind: 'batch', value: '21-096' },
+        { kind: 'ndc', value: '0143-1473' },
+        { kind: 'upc', value: '012345678905' },
+        { kind: 'upc', value: '7501031311308' },
+        { kind: 'ndc', value: '0071015523' },
+        { kind: 'isbn', value: '123' },
+        { kind: 'lot', value: 'N/A' },
+      ],
+    };
+    const r = await s.request('/v1/checks', { key, body });
+    assert.equal(r.status, 201);
+    const { data, meta } = await json(r);
+    assert.match(data.check_id, /^chk_[A-Za-z0-9]{24}$/);
+    assert.equal(data.label, 'nightly catalogue');
+    assert.equal(data.submitted_count, 5, 'gtin duplicates checked once');
+    assert.deepEqual(
+      data.rejected.map((x: { reason: string }) => x.reason),
+      ['invalid_check_digit', 'ambiguous', 'unknown_kind', 'empty'],
+    );
+    assert.equal(data.rejected_count, 4);
+    const pairs = [
+      'upc:06926145714029',
+      'gtin:06926145714029',
+      'batch:21096',
+      'ndc:001431473',
+      'upc:00012345678905',
+    ];
+    assert.equal(data.submitted_digest, sha256([...pairs].sort().join('\n')));
+    const matched = data.matches.map(
+      (m: { matched_on: { kind: string }; recall_id: string }) => `${m.matched_on.kind}>${m.recall_id}`,
+    );
+    assert.deepEqual(matched.sort(), [
+      'batch>us-fda-food.F-1000-2024',
+      'gtin>us-fda-food.F-1000-2024',
+      'gtin>us-fda-food.F-1001-2024',
+      'ndc>us-fda-food.D-1002-2024',
+      'upc>us-fda-food.F-1000-2024',
+      'upc>us-fda-food.F-1001-2024',
+    ]);
+    assert.equal(data.match_count, 6);
+    const ids = ['us-fda-food.D-1002-2024', 'us-fda-food.F-1000-2024', 'us-fda-food.F-1001-2024'];
+    assert.equal(data.result_digest, sha256(ids.join('\n')));
+    const m = data.matches.find((x: { recall_id: string }) => x.recall_id === 'us-fda-food.F-1000-2024');
+    assert.equal(m.revision_at_check, 1);
+    assert.equal(m.title, 'Cheese biscuits');
+    assert.equal(m.severity, 'medium');
+    assert.equal(m.jurisdiction, 'US');
+    assert.equal(data.corpus_size, 3);
+    assert.equal(data.corpus_as_of, '2026-06-17');
+    assert.equal(meta.count, 1);
+    assert.equal(meta.data_as_of, '2026-06-17');
+    assert.ok(meta.attribution.length === 1);
+  });
+
+  test('a receipt keeps the revision at check time after the recall is amended, and the database refuses to change it', async () => {
+    const r = await s.request('/v1/checks', {
+      key,
+      body: { identifiers: [{ kind: 'lot', value: '21096' }] },
+    });
+    const { data } = await json(r);
+    assert.equal(data.matches[0].revision_at_check, 1);
+    await s.seed([
+      draft('F-1000-2024', {
+        title: 'Cheese biscuits (amended)',
+        severity: 'serious',
+        identifiers: [{ kind: 'lot', value: 'Lot 21096', normalized: '21096', confidence: 'inferred' }],
+      }),
+    ]);
+    const again = await json(await s.request(`/v1/checks/${data.check_id}`, { key }));
+    assert.deepEqual(again.data, data, 'the receipt is as it was');
+    const fresh = await json(
+      await s.request('/v1/checks', { key, body: { identifiers: [{ kind: 'lot', value: '21096' }] } }),
+    );
+    assert.equal(fresh.data.matches[0].revision_at_check, 2);
+    assert.notEqual(fresh.data.check_id, data.check_id);
+    assert.equal(fresh.data.result_digest, data.result_digest, 'equal findings, equal digest');
+
+    const engine = await import('../../src/store/engines/sqlite.ts');
+    const raw = engine.openSqlite(`${s.dir}/recalls.db`);
+    const { sql } = await import('kysely');
+    await assert.rejects(sql`UPDATE checks SET label = 'x'`.execute(raw.db), /immutable/);
+    await assert.rejects(sql`DELETE FROM checks`.execute(raw.db), /immutable/);
+    await raw.close();
+    assert.equal((await json(await s.request(`/v1/checks/${data.check_id}`, { key }))).data.label, null);
+  });
+
+  test('lists only the calling key’s receipts, newest first, without matches, with a cursor', async () => {
+    const other = await s.key('growth');
+    const mine = [];
+    for (let i = 0; i < 3; i++) {
+      mine.push(
+        (
+          await json(
+            await s.request('/v1/checks', {
+              key: other,
+              body: { label: `n${i}`, identifiers: [{ kind: 'lot', value: 'AB12' }] },
+            }),
+          )
+        ).data.check_id,
+      );
+    }
+    const page1 = await json(await s.request('/v1/checks?limit=2', { key: other }));
+    assert.deepEqual(
+      page1.data.map((c: { check_id: string }) => c.check_id),
+      [mine[2], mine[1]],
+    );
+    assert.equal(page1.data[0].matches, undefined);
+    const page2 = await json(
+      await s.request(`/v1/checks?limit=2&cursor=${encodeURIComponent(page1.meta.next_cursor)}`, {
+        key: other,
+      }),
+    );
+    assert.deepEqual(
+      page2.data.map((c: { check_id: string }) => c.check_id),
+      [mine[0]],
+    );
+    assert.equal(page2.meta.next_cursor, null);
+    const foreign = await s.request(`/v1/checks/${mine[0]}`, { key });
+    assert.equal(foreign.status, 404, "another key's receipt is not found");
+    assert.equal((await json(foreign)).type, '/problems/not-found');
+    const firstKeyList = await json(await s.request('/v1/checks?limit=200', { key }));
+    assert.ok(firstKeyList.data.every((c: { check_id: string }) => !mine.includes(c.check_id)));
+    // ETag on a key's list changes when the key adds a receipt
+    const before1 = await s.request('/v1/checks', { key: other });
+    const tag = before1.headers.get('etag')!;
+    assert.equal(
+      (await s.request('/v1/checks', { key: other, headers: { 'if-none-match': tag } })).status,
+      304,
+    );
+    await s.request('/v1/checks', { key: other, body: { identifiers: [{ kind: 'lot', value: 'AB12' }] } });
+    assert.equal(
+      (await s.request('/v1/checks', { key: other, headers: { 'if-none-match': tag } })).status,
+      200,
+    );
+  });
+
+  test('Idempotency-Key replays the original receipt uncharged and refuses a different body', async () => {
+    const k = await s.key('free');
+    const body = {
+      identifiers: [
+        { kind: 'upc', value: '6926145714029' },
+        { kind: 'lot', value: 'ZZ99' },
+      ],
+    };
+    const headers = { 'idempotency-key': 'order-2026-11-22' };
+    const first = await s.request('/v1/checks', { key: k, body, headers });
+    assert.equal(first.status, 201);
+    const a = await json(first);
+    const usage1 = await s.store.usage.get(
+      (await s.store.keys.findByKey(k))!.id,
+      new Date().toISOString().slice(0, 7),
+    );
+    const second = await s.request('/v1/checks', { key: k, body, headers });
+    assert.equal(second.status, 201);
+    assert.equal(second.headers.get('idempotent-replayed'), 'true');
+    assert.equal((await json(second)).data.check_id, a.data.check_id);
+    await new Promise((r) => setTimeout(r, 50));
+    const usage2 = await s.store.usage.get(
+      (await s.store.keys.findByKey(k))!.id,
+      new Date().toISOString().slice(0, 7),
+    );
+    assert.deepEqual(usage2, usage1, 'a replay is not charged');
+    assert.deepEqual(usage1, { requests: 1, identifiers: 2 });
+    const conflict = await s.request('/v1/checks', {
+      key: k,
+      body: { identifiers: [{ kind: 'lot', value: 'OTHER' }] },
+      headers,
+    });
+    assert.equal(conflict.status, 400);
+    assert.equal((await json(conflict)).parameter, 'Idempotency-Key');
+    const bad = await s.request('/v1/checks', {
+      key: k,
+      body,
+      headers: { 'idempotency-key': 'x'.repeat(256) },
+    });
+    assert.equal((await json(bad)).parameter, 'Idempotency-Key');
+  });
+
+  for (const [name, rawBody, parameter] of [
+    ['not JSON', '{"identifiers": [', 'body'],
+    ['an array', '[]', 'body'],
+    ['a string', '"hello"', 'body'],
+    ['null', 'null', 'body'],
+    ['no identifiers', '{"label":"x"}', 'identifiers'],
+    ['empty identifiers', '{"identifiers":[]}', 'identifiers'],
+    ['identifiers not an array', '{"identifiers":{"kind":"upc"}}', 'identifiers'],
+    ['an item that is not an object', '{"identifiers":["upc:123"]}', 'identifiers[0]'],
+    [
+      'a numeric value',
+      '{"identifiers":[{"kind":"upc","value":"012345678905"},{"kind":"upc","value":12}]}',
+      'identifiers[1].value',
+    ],
+    ['a missing kind', '{"identifiers":[{"value":"x"}]}', 'identifiers[0].kind'],
+    ['an unknown item field', '{"identifiers":[{"kind":"upc","value":"x","qty":2}]}', 'identifiers[0].qty'],
+    ['an unknown top-level field', '{"identifiers":[{"kind":"upc","value":"x"}],"mode":"fast"}', 'mode'],
+    [
+      'a long label',
+      JSON.stringify({ label: 'x'.repeat(201), identifiers: [{ kind: 'upc', value: 'x' }] }),
+      'label',
+    ],
+    ['a numeric label', '{"label":5,"identifiers":[{"kind":"upc","value":"x"}]}', 'label'],
+    [
+      '1001 identifiers',
+      JSON.stringify({ identifiers: Array.from({ length: 1001 }, () => ({ kind: 'lot', value: 'AB' })) }),
+      'identifiers',
+    ],
+  ] as const) {
+    test(`refuses a body with ${name} with 400 naming ${parameter}, recording and charging nothing`, async () => {
+      const k = await s.key('free');
+      const r = await s.request('/v1/checks', {
+        key: k,
+        rawBody,
+        headers: { 'content-type': 'application/json' },
+      });
+      assert.equal(r.status, 400);
+      const p = await json(r);
+      assert.equal(p.type, '/problems/invalid-parameter');
+      assert.equal(p.parameter, parameter);
+      await new Promise((res) => setTimeout(res, 20));
+      const list = await json(await s.request('/v1/checks', { key: k }));
+      assert.equal(list.data.length, 0);
+      const id = (await s.store.keys.findByKey(k))!.id;
+      assert.deepEqual(
+        await s.store.usage.get(id, new Date().toISOString().slice(0, 7)),
+        { requests: 1, identifiers: 0 },
+        'only the list was charged',
+      );
+    });
+  }
+
+  test('accepts exactly 1000 identifiers', async () => {
+    const identifiers = Array.from({ length: 1000 }, (_, i) => ({ kind: 'lot', value: `LOT${i}` }));
+    const r = await s.request('/v1/checks', { key, body: { identifiers } });
+    assert.equal(r.status, 201);
+    assert.equal((await json(r)).data.submitted_count, 1000);
+  });
+});
+
+describe('GET /v1/identifiers/{kind}/{value}', () => {
+  let s: TestService;
+  let key: string;
+  before(async () => {
+    s = await startService();
+    key = await s.key();
+    await s.seed([
+      draft('F-1-2024', {
+        identifiers: [
+          { kind: 'gtin', value: '(01)00012000007897', normalized: '00012000007897', confidence: 'exact' },
+        ],
+      }),
+      draft('D-2-2024', {
+        identifiers: [{ kind: 'ndc', value: '0143-1473-01', normalized: '00143147301', confidence: 'exact' }],
+      }),
+      draft('D-3-2024', {
+        identifiers: [
+          { kind: 'ndc', value: '0143-1473-02', normalized: '00143147302', confidence: 'extracted' },
+        ],
+      }),
+    ]);
+  });
+  after(() => s.close());
+
+  test('finds a UPC-E, UPC-A or EAN-13 against the GTIN stored, naming the stored identifier', async () => {
+    for (const [kind, value] of [
+      ['upc', '01278907'],
+      ['UPC', '012000007897'],
+      ['ean', '0012000007897'],
+      ['gtin', '00012000007897'],
+    ]) {
+      const r = await s.request(`/v1/identifiers/${kind}/${encodeURIComponent(value!)}`, { key });
+      assert.equal(r.status, 200, `${kind} ${value}`);
+      const body = await json(r);
+      assert.equal(body.data.length, 1);
+      assert.deepEqual(body.data[0].match, {
+        kind: 'gtin',
+        normalized: '00012000007897',
+        confidence: 'exact',
+      });
+      assert.equal(body.data[0].id, 'us-fda-food.F-1-2024');
+      assert.equal(body.meta.limit, 50);
+      assert.equal(body.meta.next_cursor, null);
+    }
+  });
+
+  test('a product NDC finds every package; a package NDC finds only itself', async () => {
+    const product = await json(await s.request('/v1/identifiers/ndc/0143-1473', { key }));
+    assert.deepEqual(product.data.map((r: { id: string }) => r.id).sort(), [
+      'us-fda-food.D-2-2024',
+      'us-fda-food.D-3-2024',
+    ]);
+    const pkg = await json(await s.request('/v1/identifiers/ndc/00143-1473-01', { key }));
+    assert.deepEqual(
+      pkg.data.map((r: { id: string }) => r.id),
+      ['us-fda-food.D-2-2024'],
+    );
+  });
+
+  test('a valid value matching nothing is 200 with no data; bad kinds and values are 400 naming them', async () => {
+    const none = await s.request('/v1/identifiers/upc/036000291452', { key });
+    assert.equal(none.status, 200);
+    assert.deepEqual((await json(none)).data, []);
+    const kind = await json(await s.request('/v1/identifiers/isbn/123', { key }));
+    assert.equal(kind.parameter, 'kind');
+    const value = await json(await s.request('/v1/identifiers/upc/036000291453', { key }));
+    assert.equal(value.parameter, 'value');
+    assert.match(value.detail, /check digit/);
+    const ambiguous = await json(await s.request('/v1/identifiers/ndc/0071015523', { key }));
+    assert.equal(ambiguous.parameter, 'value');
+    assert.match(ambiguous.detail, /ambiguous/);
+  });
+});

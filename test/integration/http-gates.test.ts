@@ -1,0 +1,370 @@
+import assert from 'node:assert/strict';
+import { request as httpRequest } from 'node:http';
+import { connect } from 'node:net';
+import { after, before, describe, test } from 'node:test';
+import { draft, json, startService, type TestService } from '../support/service.ts';
+
+const PROBLEM_TYPES = new Set([
+  '/problems/unauthorized',
+  '/problems/forbidden',
+  '/problems/quota-exceeded',
+  '/problems/rate-limited',
+  '/problems/not-found',
+  '/problems/invalid-parameter',
+  '/problems/invalid-cursor',
+  '/problems/internal',
+]);
+
+async function assertProblem(r: Response, status: number, type: string) {
+  assert.equal(r.status, status);
+  assert.match(r.headers.get('content-type') ?? '', /^application\/problem\+json/);
+  const p = await json(r);
+  assert.equal(p.type, type);
+  assert.equal(p.status, status);
+  assert.equal(typeof p.title, 'string');
+  assert.equal(typeof p.detail, 'string');
+  assert.equal(typeof p.instance, 'string');
+  return p;
+}
+
+describe('keys', () => {
+  let s: TestService;
+  before(async () => {
+    s = await startService();
+    await s.seed([draft('F-1-2024')]);
+  });
+  after(() => s.close());
+
+  test('missing or invalid keys get 401; a revoked key gets 403; Bearer and X-API-Key both work', async () => {
+    const key = await s.key('starter');
+    await assertProblem(await s.request('/v1/recalls'), 401, '/problems/unauthorized');
+    await assertProblem(
+      await s.request('/v1/recalls', { key: 'rk_live_nope' }),
+      401,
+      '/problems/unauthorized',
+    );
+    await assertProblem(
+      await s.request('/v1/recalls', { headers: { authorization: `Basic ${key}` } }),
+      401,
+      '/problems/unauthorized',
+    );
+    assert.equal((await s.request('/v1/recalls', { key })).status, 200);
+    assert.equal((await s.request('/v1/recalls', { headers: { 'x-api-key': key } })).status, 200);
+    await s.store.keys.revoke(key, new Date());
+    await assertProblem(await s.request('/v1/recalls', { key }), 403, '/problems/forbidden');
+    await assertProblem(
+      await s.request('/v1/checks', { key, body: { identifiers: [{ kind: 'lot', value: 'AB' }] } }),
+      403,
+      '/problems/forbidden',
+    );
+  });
+
+  test('/v1/sources is served without a key, refuses an invalid (401) or revoked (403) one', async () => {
+    const r = await s.request('/v1/sources');
+    assert.equal(r.status, 200);
+    const body = await json(r);
+    const food = body.data.find((x: { id: string }) => x.id === 'us-fda-food');
+    assert.equal(food.agency, 'U.S. Food and Drug Administration');
+    assert.equal(typeof food.licence.attribution, 'string');
+    assert.equal(food.enabled, true);
+    assert.equal(body.meta.count, body.data.length);
+    assert.equal(body.meta.limit, undefined);
+    assert.equal(body.meta.next_cursor, undefined);
+    assert.ok(body.meta.attribution.includes(food.licence.attribution));
+    const key = await s.key();
+    assert.equal((await s.request('/v1/sources', { key })).status, 200);
+    await assertProblem(
+      await s.request('/v1/sources', { key: 'rk_live_bad' }),
+      401,
+      '/problems/unauthorized',
+    );
+    await s.store.keys.revoke(key, new Date());
+    await assertProblem(await s.request('/v1/sources', { key }), 403, '/problems/forbidden');
+    await assertProblem(await s.request('/v1/sources?x=1'), 400, '/problems/invalid-parameter');
+  });
+
+  test('/v1/health and /v1/openapi.json need no key', async () => {
+    const h = await s.request('/v1/health');
+    assert.equal(h.status, 200);
+    const health = await json(h);
+    assert.deepEqual(Object.keys(health).sort(), ['degraded', 'sources', 'status']);
+    assert.equal((await s.request('/v1/openapi.json')).status, 200);
+    await assertProblem(await s.request('/v1/health?verbose=1'), 400, '/problems/invalid-parameter');
+  });
+});
+
+describe('monthly quota', () => {
+  let s: TestService;
+  before(async () => {
+    s = await startService({ env: { RECALLS_PLAN_FREE_REQUESTS: '3', RECALLS_PLAN_FREE_IDENTIFIERS: '5' } });
+    await s.seed([draft('F-1-2024')]);
+  });
+  after(() => s.close());
+
+  test('counts only 2xx answers and refuses with 402 past the quota', async () => {
+    const key = await s.key('free');
+    const ok = await s.request('/v1/recalls', { key });
+    const etag = ok.headers.get('etag')!;
+    assert.equal((await s.request('/v1/recalls', { key, headers: { 'if-none-match': etag } })).status, 304);
+    assert.equal((await s.request('/v1/recalls?bad=1', { key })).status, 400);
+    assert.equal((await s.request('/v1/recalls/nope', { key })).status, 404);
+    assert.equal((await s.request('/v1/recalls', { key })).status, 200);
+    assert.equal((await s.request('/v1/recalls', { key })).status, 200);
+    await new Promise((r) => setTimeout(r, 30));
+    const p = await assertProblem(await s.request('/v1/recalls', { key }), 402, '/problems/quota-exceeded');
+    assert.match(p.detail, /free/);
+    const other = await s.key('free');
+    assert.equal((await s.request('/v1/recalls', { key: other })).status, 200, 'quotas are per key');
+  });
+
+  test('a check that would pass the identifier quota gets 402 and records nothing', async () => {
+    const key = await s.key('free');
+    const four = { identifiers: ['AA1', 'AA2', 'AA3', 'AA4'].map((v) => ({ kind: 'lot', value: v })) };
+    assert.equal((await s.request('/v1/checks', { key, body: four })).status, 201);
+    await assertProblem(
+      await s.request('/v1/checks', {
+        key,
+        body: {
+          identifiers: [
+            { kind: 'lot', value: 'B1B' },
+            { kind: 'lot', value: 'B2B' },
+          ],
+        },
+      }),
+      402,
+      '/problems/quota-exceeded',
+    );
+    await new Promise((r) => setTimeout(r, 30));
+    const id = (await s.store.keys.findByKey(key))!.id;
+    assert.deepEqual(await s.store.usage.get(id, new Date().toISOString().slice(0, 7)), {
+      requests: 1,
+      identifiers: 4,
+    });
+    const list = await json(await s.request('/v1/checks', { key }));
+    assert.equal(list.data.length, 1);
+  });
+
+  test('concurrent requests never pass the quota', async () => {
+    const key = await s.key('free');
+    const answers = await Promise.all(Array.from({ length: 12 }, () => s.request('/v1/recalls', { key })));
+    assert.equal(answers.filter((r) => r.status === 200).length, 3);
+    assert.equal(answers.filter((r) => r.status === 402).length, 9);
+  });
+});
+
+describe('burst limit', () => {
+  test('refuses past the plan burst with 429, Retry-After and RateLimit headers, per client address', async () => {
+    const s = await startService({
+      env: { RECALLS_PLAN_FREE_BURST: '3', RECALLS_PLAN_STARTER_BURST: '5', RECALLS_BURST_EXEMPT: '' },
+    });
+    try {
+      const free = await s.key('free');
+      const r1 = await s.request('/v1/recalls', { key: free });
+      assert.equal(r1.headers.get('ratelimit-policy'), '"burst";q=3;w=60');
+      assert.match(r1.headers.get('ratelimit') ?? '', /^"burst";r=2;t=\d+$/);
+      await s.request('/v1/recalls', { key: free });
+      await s.request('/v1/recalls', { key: free });
+      const limited = await s.request('/v1/recalls', { key: free });
+      const p = await assertProblem(limited, 429, '/problems/rate-limited');
+      assert.match(limited.headers.get('retry-after') ?? '', /^\d+$/);
+      assert.ok(
+        Number(limited.headers.get('retry-after')) >= 1 && Number(limited.headers.get('retry-after')) <= 60,
+      );
+      assert.match(p.detail, /3 requests per minute/);
+      // the counter is per address: a starter key from the same address is measured on the same counter
+      const starter = await s.key('starter');
+      assert.equal(
+        (await s.request('/v1/recalls', { key: starter })).status,
+        200,
+        '5th request, starter allows 5',
+      );
+      await assertProblem(await s.request('/v1/recalls', { key: starter }), 429, '/problems/rate-limited');
+      // no key at all: the free rate, and the burst gate comes before the key gate
+      await assertProblem(await s.request('/v1/recalls'), 429, '/problems/rate-limited');
+      // health, OpenAPI and docs are never limited
+      for (let i = 0; i < 5; i++) assert.equal((await s.request('/v1/health')).status, 200);
+      assert.equal((await s.request('/v1/openapi.json')).status, 200);
+    } finally {
+      await s.close();
+    }
+  });
+
+  test('RECALLS_BURST_EXEMPT addresses are not limited, but quotas still apply', async () => {
+    const s = await startService({
+      env: {
+        RECALLS_PLAN_FREE_BURST: '2',
+        RECALLS_PLAN_FREE_REQUESTS: '6',
+        RECALLS_BURST_EXEMPT: '10.0.0.0/8,127.0.0.0/8',
+      },
+    });
+    try {
+      const free = await s.key('free');
+      const codes = [];
+      for (let i = 0; i < 8; i++) codes.push((await s.request('/v1/recalls', { key: free })).status);
+      assert.deepEqual(codes, [200, 200, 200, 200, 200, 200, 402, 402]);
+    } finally {
+      await s.close();
+    }
+  });
+});
+
+describe('malformed input never gives a 5xx', () => {
+  let s: TestService;
+  let key: string;
+  before(async () => {
+    s = await startService();
+    key = await s.key();
+    await s.seed([draft('F-1-2024')]);
+  });
+  after(() => s.close());
+
+  const paths = [
+    '/v1/recalls',
+    '/v1/recalls/us-fda-food.F-1-2024',
+    '/v1/recalls/us-fda-food.F-1-2024/revisions',
+    '/v1/identifiers/upc/012000007897',
+    '/v1/checks',
+    '/v1/checks/chk_x',
+    '/v1/sources',
+    '/v1/health',
+  ];
+
+  test('unknown paths and wrong methods are 404 problems, with or without a key', async () => {
+    await assertProblem(await s.request('/v2/recalls'), 404, '/problems/not-found');
+    await assertProblem(await s.request('/v1/recalls/a/b/c', { key }), 404, '/problems/not-found');
+    await assertProblem(
+      await s.request('/v1/recalls', { key, method: 'DELETE' }),
+      404,
+      '/problems/not-found',
+    );
+    await assertProblem(
+      await s.request('/v1/health', { method: 'POST', body: {} }),
+      404,
+      '/problems/not-found',
+    );
+  });
+
+  test('garbage to every endpoint is answered with a documented problem', async () => {
+    const garbage: { path: string; init: Parameters<TestService['request']>[1] }[] = [];
+    for (const p of paths) {
+      garbage.push({ path: `${p}?%zz=1`, init: { key } });
+      garbage.push({ path: `${p}?limit=${'9'.repeat(400)}`, init: { key } });
+      garbage.push({ path: `${p}?cursor=${'%FF%FE'.repeat(20)}`, init: { key } });
+      garbage.push({ path: `${p}?\u00e9=\u{1F600}`, init: { key } });
+      garbage.push({
+        path: p,
+        init: {
+          key,
+          method: 'POST',
+          rawBody: '\u0000\u0001{{',
+          headers: { 'content-type': 'application/json' },
+        },
+      });
+      garbage.push({
+        path: p,
+        init: {
+          key,
+          method: 'POST',
+          rawBody: 'a=b',
+          headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        },
+      });
+      garbage.push({
+        path: p,
+        init: {
+          key,
+          method: 'POST',
+          rawBody: 'x'.repeat(2 * 1024 * 1024),
+          headers: { 'content-type': 'application/json' },
+        },
+      });
+      garbage.push({
+        path: p,
+        init: {
+          key,
+          method: 'POST',
+          rawBody: '{"identifiers":[{"kind":"upc","value":"\uD800"}]}',
+          headers: { 'content-type': 'application/json; charset=latin1' },
+        },
+      });
+    }
+    garbage.push({ path: `/v1/identifiers/upc/${'1'.repeat(3000)}`, init: { key } });
+    garbage.push({ path: `/v1/identifiers/upc/%E0%A4%A`, init: { key } });
+    garbage.push({ path: `/v1/identifiers/${'%00'.repeat(10)}/x`, init: { key } });
+    garbage.push({ path: `/v1/recalls/${'a'.repeat(6000)}`, init: { key } });
+    garbage.push({ path: `/v1/checks/${'%F0%9F%98%80'.repeat(50)}`, init: { key } });
+    garbage.push({
+      path: '/v1/checks',
+      init: {
+        key,
+        rawBody: JSON.stringify({ identifiers: [{ kind: 'upc', value: 'x'.repeat(100_000) }] }),
+        headers: { 'content-type': 'application/json' },
+      },
+    });
+    for (const g of garbage) {
+      const r = await s.request(g.path, g.init);
+      assert.ok(r.status < 500, `${g.init?.method ?? 'GET'} ${g.path.slice(0, 80)} gave ${r.status}`);
+      if (r.status >= 400) {
+        assert.match(r.headers.get('content-type') ?? '', /^application\/problem\+json/, g.path.slice(0, 80));
+        const p = await json(r);
+        assert.ok(PROBLEM_TYPES.has(p.type), p.type);
+        assert.equal(p.status, r.status);
+      } else {
+        await r.arrayBuffer();
+      }
+    }
+  });
+
+  test('a request line longer than the server accepts is still a problem document', async () => {
+    const url = new URL(s.url);
+    const status = await new Promise<{ code: number; type: string; body: string }>((resolve, reject) => {
+      const req = httpRequest(
+        {
+          host: url.hostname,
+          port: url.port,
+          path: `/v1/recalls/${'a'.repeat(40_000)}`,
+          headers: { authorization: `Bearer ${key}` },
+        },
+        (res) => {
+          let body = '';
+          res.on('data', (c) => (body += c));
+          res.on('end', () =>
+            resolve({ code: res.statusCode ?? 0, type: res.headers['content-type'] ?? '', body }),
+          );
+        },
+      );
+      req.on('error', reject);
+      req.end();
+    });
+    assert.ok(status.code >= 400 && status.code < 500, String(status.code));
+    assert.match(status.type, /problem\+json/);
+    assert.ok(PROBLEM_TYPES.has(JSON.parse(status.body).type));
+  });
+
+  test('a broken HTTP request on the socket gets a problem document, not a crash', async () => {
+    const url = new URL(s.url);
+    const answer = await new Promise<string>((resolve) => {
+      const socket = connect(Number(url.port), url.hostname, () =>
+        socket.write('GARBAGE /v1/health HTTP/9.9\r\n\r\n'),
+      );
+      let data = '';
+      socket.on('data', (c) => (data += c));
+      socket.on('end', () => resolve(data));
+      socket.on('error', () => resolve(data));
+    });
+    assert.match(answer, /^HTTP\/1\.1 400/);
+    assert.match(answer, /problem\+json/);
+    assert.equal((await s.request('/v1/health')).status, 200, 'the server still answers');
+  });
+
+  test('an unexpected failure is a 500 problem naming a request id, without internals', async () => {
+    const t = await startService();
+    const k = await t.key();
+    await t.store.close();
+    const r = await t.request('/v1/recalls', { key: k });
+    const p = await assertProblem(r, 500, '/problems/internal');
+    assert.match(p.detail, /req_[A-Za-z0-9]{16}/);
+    assert.doesNotMatch(JSON.stringify(p), /sqlite|kysely|stack|at \//i);
+    await t.app.close();
+  });
+});

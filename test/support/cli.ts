@@ -1,0 +1,37 @@
+/** Runs the real `recalls` command in a child process. */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+
+export const BIN = fileURLToPath(new URL('../../bin/recalls.js', import.meta.url));
+export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+
+export interface CliResult {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** Starts `recalls <args>` with the given environment added; the caller waits or kills. */
+export function startCli(
+  args: string[],
+  env: Record<string, string>,
+): { child: ChildProcess; done: Promise<CliResult>; output(): string } {
+  const child = spawn(process.execPath, [BIN, ...args], {
+    cwd: ROOT,
+    env: { ...process.env, LOG_LEVEL: 'warn', RECALLS_INGEST_SCHEDULE: 'off', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout!.on('data', (d: Buffer) => (stdout += d.toString()));
+  child.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
+  const done = new Promise<CliResult>((resolve) =>
+    child.on('close', (code, signal) => resolve({ code, signal, stdout, stderr })),
+  );
+  return { child, done, output: () => stdout };
+}
+
+export function runCli(args: string[], env: Record<string, string>): Promise<CliResult> {
+  return startCli(args, env).done;
+}

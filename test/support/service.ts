@@ -1,0 +1,134 @@
+/**
+ * Starts the real service for a test: a temporary SQLite file, the app listening on
+ * 127.0.0.1 on a free port, and helpers to issue keys and seed the corpus.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { loadConfig, type Config } from '../../src/config.ts';
+import type { RecallDraft } from '../../src/domain/recall.ts';
+import { buildApp, type App } from '../../src/http/app.ts';
+import { createMemoryBurstLimiter } from '../../src/http/gates/burst.ts';
+import { SOURCE_ADAPTERS, SOURCE_IDS } from '../../src/ingest/registry.ts';
+import { openStore, type Store } from '../../src/store/database.ts';
+
+export interface TestService {
+  url: string;
+  store: Store;
+  config: Config;
+  dir: string;
+  app: App;
+  /** Issues a key on a plan and returns it in clear. */
+  key(plan?: 'free' | 'starter' | 'growth' | 'scale'): Promise<string>;
+  /** Applies drafts as one observation of a source. */
+  seed(
+    drafts: RecallDraft[],
+    options?: { sourceId?: string; dataAsOf?: string; observedAt?: string },
+  ): Promise<void>;
+  /** GET/POST with JSON and a key. */
+  request(
+    path: string,
+    init?: {
+      key?: string;
+      method?: string;
+      body?: unknown;
+      rawBody?: string;
+      headers?: Record<string, string>;
+    },
+  ): Promise<Response>;
+  close(): Promise<void>;
+}
+
+export async function startService(
+  options: { env?: Record<string, string>; clock?: () => Date } = {},
+): Promise<TestService> {
+  const dir = mkdtempSync(join(tmpdir(), 'recalls-test-'));
+  // Loopback is exempt from burst limits unless a test is about them (it sets RECALLS_BURST_EXEMPT).
+  const config = loadConfig(
+    { RECALLS_ARCHIVE_DIR: join(dir, 'archive'), RECALLS_BURST_EXEMPT: '127.0.0.1,::1', ...options.env },
+    SOURCE_IDS,
+  );
+  config.database = { engine: 'sqlite', path: join(dir, 'recalls.db') };
+  const store = await openStore(config.database);
+  await store.sources.register(
+    SOURCE_ADAPTERS.map((a) => ({ id: a.meta.id, agency: a.meta.agency, jurisdiction: a.meta.jurisdiction })),
+  );
+  const app = await buildApp({
+    store,
+    config,
+    sources: SOURCE_ADAPTERS.map((a) => a.meta),
+    burstLimiter: createMemoryBurstLimiter(),
+    clock: options.clock,
+  });
+  const address = await app.listen({ port: 0, host: '127.0.0.1' });
+  const service: TestService = {
+    url: address,
+    store,
+    config,
+    dir,
+    app,
+    async key(plan = 'scale') {
+      return (await store.keys.create(plan, null, new Date())).key;
+    },
+    async seed(drafts, o = {}) {
+      const observedAt = o.observedAt ?? new Date().toISOString();
+      await store.ingest.apply({
+        sourceId: o.sourceId ?? 'us-fda-food',
+        jurisdiction: 'US',
+        drafts,
+        dataAsOf: o.dataAsOf ?? '2026-06-17',
+        observedAt,
+      });
+    },
+    async request(path, init = {}) {
+      const headers: Record<string, string> = { ...init.headers };
+      if (init.key !== undefined) headers.authorization = `Bearer ${init.key}`;
+      let body: string | undefined = init.rawBody;
+      if (init.body !== undefined) {
+        body = JSON.stringify(init.body);
+        headers['content-type'] ??= 'application/json';
+      }
+      return fetch(`${address}${path}`, {
+        method: init.method ?? (body === undefined ? 'GET' : 'POST'),
+        headers,
+        body,
+      });
+    },
+    async close() {
+      await app.close();
+      await store.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+  return service;
+}
+
+/** A project-written draft with sensible defaults; override what the test is about. */
+export function draft(recordId: string, overrides: Partial<RecallDraft> = {}): RecallDraft {
+  return {
+    recordId,
+    title: `Test product ${recordId}`,
+    summary: 'Test recall written by the test suite.',
+    hazard: { category: 'undeclared_allergen', text: 'Contains undeclared milk.' },
+    product: { category: 'food', brands: [], models: [] },
+    severity: 'medium',
+    source_classification: 'Class II',
+    remedy: 'unknown',
+    recall_date: '2024-01-10',
+    published_date: '2024-01-17',
+    countries: ['US'],
+    url: `https://example.test/recalls/${recordId}`,
+    identifiers: [],
+    ...overrides,
+  };
+}
+
+/** Reads a JSON body, failing loudly on a non-JSON answer. */
+export async function json<T = any>(response: Response): Promise<T> {
+  const text = await response.text();
+  try {
+    return JSON.parse(text) as T;
+  } catch {
+    throw new Error(`not JSON (status ${response.status}): ${text.slice(0, 300)}`);
+  }
+}
