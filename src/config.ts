@@ -43,7 +43,12 @@ export class ConfigError extends Error {
 }
 
 const DEFAULT_PLANS: Record<PlanId, Omit<Plan, 'id'>> = {
-  free: { requestsPerMonth: 500, identifiersPerMonth: 5_000, burstPerMinute: 10, price: { tableA: 'free', tableB: 'free' } },
+  free: {
+    requestsPerMonth: 500,
+    identifiersPerMonth: 5_000,
+    burstPerMinute: 10,
+    price: { tableA: 'free', tableB: 'free' },
+  },
   starter: {
     requestsPerMonth: 10_000,
     identifiersPerMonth: 100_000,

@@ -91,7 +91,13 @@ export interface Hit {
 export function buildReceipt(
   plan: CheckPlan,
   hits: Hit[],
-  context: { checkId: string; label: string | null; performedAt: string; corpusAsOf: string | null; corpusSize: number },
+  context: {
+    checkId: string;
+    label: string | null;
+    performedAt: string;
+    corpusAsOf: string | null;
+    corpusSize: number;
+  },
 ): CheckReceipt {
   const byMatchKey = new Map<string, Hit[]>();
   const byProductKey = new Map<string, Hit[]>();

@@ -29,7 +29,9 @@ export function filterFingerprint(filters: Record<string, unknown>): string {
 }
 
 export function encodeCursor(endpoint: string, fingerprint: string, position: CursorPosition): string {
-  const payload = Buffer.from(JSON.stringify([endpoint, fingerprint, position]), 'utf8').toString('base64url');
+  const payload = Buffer.from(JSON.stringify([endpoint, fingerprint, position]), 'utf8').toString(
+    'base64url',
+  );
   return `${payload}.${checksum(payload)}`;
 }
 

@@ -3,14 +3,7 @@
  * failed for this run (its records stay untouched); anything else thrown is a defect.
  */
 export type UpstreamFailure =
-  | 'http_status'
-  | 'timeout'
-  | 'network'
-  | 'too_large'
-  | 'redirect_loop'
-  | 'truncated'
-  | 'format'
-  | 'empty';
+  'http_status' | 'timeout' | 'network' | 'too_large' | 'redirect_loop' | 'truncated' | 'format' | 'empty';
 
 export class UpstreamError extends Error {
   constructor(

@@ -55,8 +55,7 @@ export interface SourceOutcome {
 }
 
 export type IngestResult =
-  | { status: 'completed'; sources: SourceOutcome[] }
-  | { status: 'locked'; holder: string; since: string };
+  { status: 'completed'; sources: SourceOutcome[] } | { status: 'locked'; holder: string; since: string };
 
 const LEASE = 'ingest';
 const LEASE_TTL_MS = 5 * 60_000;
@@ -114,7 +113,11 @@ export async function runIngest(deps: IngestDeps, options: IngestOptions = {}): 
       const last = states.get(id)?.last_success_at ?? null;
       let outcome: SourceOutcome;
       if (options.from === undefined && !options.force && last !== null && utcDay(last) === utcDay(now())) {
-        outcome = { sourceId: id, status: 'skipped', reason: `already rebuilt today (${last}); --force to run again` };
+        outcome = {
+          sourceId: id,
+          status: 'skipped',
+          reason: `already rebuilt today (${last}); --force to run again`,
+        };
       } else {
         outcome = await ingestSource(deps, adapter, options, now, log);
       }
@@ -150,7 +153,8 @@ async function ingestSource(
     let saveState: (() => Promise<void>) | undefined;
     if (options.from !== undefined) {
       const mirror = await readMirror(options.from, id, (name) => adapter.acceptsFile(name));
-      if (mirror.length === 0) return { sourceId: id, status: 'skipped', reason: `no files for ${id} in ${options.from}` };
+      if (mirror.length === 0)
+        return { sourceId: id, status: 'skipped', reason: `no files for ${id} in ${options.from}` };
       for (const page of mirror) take(page);
     } else {
       const runId = now().toISOString().replace(/[:.]/g, '-');
@@ -170,7 +174,8 @@ async function ingestSource(
         await deps.archive.prune(id);
       };
     }
-    if (drafts.length === 0) throw new UpstreamError('empty', `${id} returned no records where records were expected`);
+    if (drafts.length === 0)
+      throw new UpstreamError('empty', `${id} returned no records where records were expected`);
     const result = await deps.store.ingest.apply({
       sourceId: id,
       jurisdiction: adapter.meta.jurisdiction,

@@ -72,7 +72,11 @@ export async function openStore(database: Config['database']): Promise<Store> {
     checks: new ChecksStore(db),
     locks: new LocksStore(db),
     async corpusVersion() {
-      const row = await db.selectFrom('corpus_state').select('version').where('id', '=', 1).executeTakeFirstOrThrow();
+      const row = await db
+        .selectFrom('corpus_state')
+        .select('version')
+        .where('id', '=', 1)
+        .executeTakeFirstOrThrow();
       return Number(row.version);
     },
     isImmutableViolation: (error) => engine.isImmutableViolation(error),

@@ -36,7 +36,13 @@ function chunks<T>(items: T[], size: number): T[][] {
   return out;
 }
 
-function columns(id: string, obs: SourceObservation, draft: RecallDraft, content: RecallContent, hash: string) {
+function columns(
+  id: string,
+  obs: SourceObservation,
+  draft: RecallDraft,
+  content: RecallContent,
+  hash: string,
+) {
   return {
     id,
     source_id: obs.sourceId,
@@ -98,8 +104,13 @@ export class IngestStore {
       const inserts: ReturnType<typeof columns>[] = [];
       const newIdentifiers: ReturnType<typeof identifierRows> = [];
       const unchanged: string[] = [];
-      const amended: { id: string; draft: RecallDraft; content: RecallContent; hash: string; revision: number }[] =
-        [];
+      const amended: {
+        id: string;
+        draft: RecallDraft;
+        content: RecallContent;
+        hash: string;
+        revision: number;
+      }[] = [];
 
       for (const [id, draft] of byId) {
         const content = canonicalContent(draft);
@@ -119,7 +130,12 @@ export class IngestStore {
         await trx
           .insertInto('recalls')
           .values(
-            chunk.map((c) => ({ ...c, revision: 1, first_seen_at: obs.observedAt, last_seen_at: obs.observedAt })),
+            chunk.map((c) => ({
+              ...c,
+              revision: 1,
+              first_seen_at: obs.observedAt,
+              last_seen_at: obs.observedAt,
+            })),
           )
           .execute();
       }
@@ -128,7 +144,11 @@ export class IngestStore {
       for (const a of amended) await this.amend(trx, obs, a);
 
       for (const ids of chunks(unchanged, KEY_CHUNK)) {
-        await trx.updateTable('recalls').set({ last_seen_at: obs.observedAt }).where('id', 'in', ids).execute();
+        await trx
+          .updateTable('recalls')
+          .set({ last_seen_at: obs.observedAt })
+          .where('id', 'in', ids)
+          .execute();
       }
 
       await trx
@@ -160,11 +180,19 @@ export class IngestStore {
     obs: SourceObservation,
     a: { id: string; draft: RecallDraft; content: RecallContent; hash: string; revision: number },
   ) {
-    const before = await trx.selectFrom('recalls').select('content').where('id', '=', a.id).executeTakeFirstOrThrow();
+    const before = await trx
+      .selectFrom('recalls')
+      .select('content')
+      .where('id', '=', a.id)
+      .executeTakeFirstOrThrow();
     const changed = diffContent(JSON.parse(before.content) as RecallContent, a.content);
     await trx
       .updateTable('recalls')
-      .set({ ...columns(a.id, obs, a.draft, a.content, a.hash), revision: a.revision, last_seen_at: obs.observedAt })
+      .set({
+        ...columns(a.id, obs, a.draft, a.content, a.hash),
+        revision: a.revision,
+        last_seen_at: obs.observedAt,
+      })
       .where('id', '=', a.id)
       .execute();
     if ('identifiers' in changed) {

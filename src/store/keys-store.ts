@@ -19,7 +19,10 @@ export class KeysStore {
   async create(plan: string, name: string | null, now: Date): Promise<ApiKeyRecord & { key: string }> {
     const { key, id, prefix } = generateApiKey();
     const record = { id, prefix, name, plan, created_at: now.toISOString(), revoked_at: null };
-    await this.db.insertInto('api_keys').values({ ...record, key_hash: hashApiKey(key) }).execute();
+    await this.db
+      .insertInto('api_keys')
+      .values({ ...record, key_hash: hashApiKey(key) })
+      .execute();
     return { ...record, key };
   }
 
@@ -27,7 +30,11 @@ export class KeysStore {
   async findByKey(key: string): Promise<ApiKeyRecord | undefined> {
     if (!looksLikeApiKey(key)) return undefined;
     const hash = hashApiKey(key);
-    const row = await this.db.selectFrom('api_keys').selectAll().where('key_hash', '=', hash).executeTakeFirst();
+    const row = await this.db
+      .selectFrom('api_keys')
+      .selectAll()
+      .where('key_hash', '=', hash)
+      .executeTakeFirst();
     if (row === undefined || !sameHash(row.key_hash, hash)) return undefined;
     const { key_hash: _hash, ...record } = row;
     return record;
@@ -54,7 +61,11 @@ export class KeysStore {
     if (target === undefined) return undefined;
     if (target.revoked_at !== null) return target;
     const revokedAt = now.toISOString();
-    await this.db.updateTable('api_keys').set({ revoked_at: revokedAt }).where('id', '=', target.id).execute();
+    await this.db
+      .updateTable('api_keys')
+      .set({ revoked_at: revokedAt })
+      .where('id', '=', target.id)
+      .execute();
     return { ...target, revoked_at: revokedAt };
   }
 }

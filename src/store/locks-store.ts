@@ -50,8 +50,15 @@ export class LocksStore {
       .where('acquired_at', '=', current.acquired_at)
       .executeTakeFirst();
     if (Number(taken.numUpdatedRows) === 1) return { acquired: true };
-    const winner = await this.db.selectFrom('locks').selectAll().where('name', '=', name).executeTakeFirstOrThrow();
-    return { acquired: false, by: { holder: winner.holder, acquiredAt: winner.acquired_at, expiresAt: winner.expires_at } };
+    const winner = await this.db
+      .selectFrom('locks')
+      .selectAll()
+      .where('name', '=', name)
+      .executeTakeFirstOrThrow();
+    return {
+      acquired: false,
+      by: { holder: winner.holder, acquiredAt: winner.acquired_at, expiresAt: winner.expires_at },
+    };
   }
 
   /** Extends a lease still held by `holder`; false when it was lost. */

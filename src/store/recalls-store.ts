@@ -69,7 +69,12 @@ function parseList(json: string): string[] {
 function toSummary(row: RecallRow): RecallSummary {
   return {
     id: row.id,
-    source: { id: row.source_id, record_id: row.record_id, agency: row.agency, jurisdiction: row.jurisdiction },
+    source: {
+      id: row.source_id,
+      record_id: row.record_id,
+      agency: row.agency,
+      jurisdiction: row.jurisdiction,
+    },
     title: row.title,
     summary: row.summary,
     hazard: { category: row.hazard_category as HazardCategory | null, text: row.hazard_text },
@@ -108,7 +113,8 @@ export class RecallsStore {
     let q = this.base();
     if (filters.jurisdiction !== undefined) q = q.where('recalls.jurisdiction', '=', filters.jurisdiction);
     if (filters.source !== undefined) q = q.where('recalls.source_id', '=', filters.source);
-    if (filters.hazard_category !== undefined) q = q.where('recalls.hazard_category', '=', filters.hazard_category);
+    if (filters.hazard_category !== undefined)
+      q = q.where('recalls.hazard_category', '=', filters.hazard_category);
     if (filters.severity !== undefined) q = q.where('recalls.severity', '=', filters.severity);
     if (filters.remedy !== undefined) q = q.where('recalls.remedy', '=', filters.remedy);
     if (filters.from !== undefined) q = q.where('recalls.recall_date', '>=', filters.from);
@@ -130,7 +136,10 @@ export class RecallsStore {
         ]),
       ) as Q;
     }
-    return out.orderBy('recalls.sort_date', 'desc').orderBy('recalls.id', 'asc').limit(limit + 1);
+    return out
+      .orderBy('recalls.sort_date', 'desc')
+      .orderBy('recalls.id', 'asc')
+      .limit(limit + 1);
   }
 
   /** One page of recalls, newest publication first, undated last; `more` when another page exists. */
@@ -179,12 +188,20 @@ export class RecallsStore {
 
   /** Whether a recall exists and the source it belongs to. */
   async sourceOf(id: string): Promise<string | undefined> {
-    const row = await this.db.selectFrom('recalls').select('source_id').where('id', '=', id).executeTakeFirst();
+    const row = await this.db
+      .selectFrom('recalls')
+      .select('source_id')
+      .where('id', '=', id)
+      .executeTakeFirst();
     return row?.source_id;
   }
 
   /** Amendments of a recall, oldest first, after a given revision number. */
-  async revisions(id: string, limit: number, afterRevision = 0): Promise<{ rows: Revision[]; more: boolean }> {
+  async revisions(
+    id: string,
+    limit: number,
+    afterRevision = 0,
+  ): Promise<{ rows: Revision[]; more: boolean }> {
     const rows = await this.db
       .selectFrom('revisions')
       .selectAll()
@@ -208,12 +225,19 @@ export class RecallsStore {
    * Recalls holding an identifier under any of the probe keys, in list order, one row per
    * recall naming its strongest matching identifier.
    */
-  async lookup(probe: ProbeKeys, limit: number, after?: RecallPosition): Promise<{ rows: RecallMatch[]; more: boolean }> {
+  async lookup(
+    probe: ProbeKeys,
+    limit: number,
+    after?: RecallPosition,
+  ): Promise<{ rows: RecallMatch[]; more: boolean }> {
     const hits = await this.identifierRows(probe);
     const best = new Map<string, RecallMatch['match']>();
     for (const h of hits) {
       const current = best.get(h.recall_id);
-      if (current === undefined || (CONFIDENCE_RANK[h.confidence] ?? 0) > (CONFIDENCE_RANK[current.confidence] ?? 0)) {
+      if (
+        current === undefined ||
+        (CONFIDENCE_RANK[h.confidence] ?? 0) > (CONFIDENCE_RANK[current.confidence] ?? 0)
+      ) {
         best.set(h.recall_id, {
           kind: h.kind as IdentifierKind,
           normalized: h.normalized,

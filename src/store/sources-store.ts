@@ -20,7 +20,13 @@ export class SourcesStore {
     for (const s of sources) {
       await this.db
         .insertInto('sources')
-        .values({ id: s.id, agency: s.agency, jurisdiction: s.jurisdiction, enabled: 1, consecutive_failures: 0 })
+        .values({
+          id: s.id,
+          agency: s.agency,
+          jurisdiction: s.jurisdiction,
+          enabled: 1,
+          consecutive_failures: 0,
+        })
         .onConflict((oc) => oc.column('id').doUpdateSet({ agency: s.agency, jurisdiction: s.jurisdiction }))
         .execute();
     }

@@ -30,7 +30,8 @@ export class UsageStore {
         .where('key_id', '=', keyId)
         .where('month', '=', month);
       if (limits.requests !== null) q = q.where('requests', '<=', limits.requests - amount.requests);
-      if (limits.identifiers !== null) q = q.where('identifiers', '<=', limits.identifiers - amount.identifiers);
+      if (limits.identifiers !== null)
+        q = q.where('identifiers', '<=', limits.identifiers - amount.identifiers);
       const result = await q.executeTakeFirst();
       return Number(result.numUpdatedRows) === 1;
     };

@@ -427,6 +427,7 @@ export function parseGs1(value: string): Gs1ParseResult {
   }
   if (text.startsWith('(')) return finish('element-string', readBracketed(text));
   if (/^https?:\/\//i.test(text)) return finish('digital-link', readDigitalLink(text));
+  // eslint-disable-next-line no-control-regex -- GS (0x1d) is the GS1 field separator
   if (/^[\d^\x1d\u241d]/.test(text)) return finish('element-string', readUnbracketed(text));
   return reject('invalid_characters', 'not GS1 data (no element string, scan or Digital Link)');
 }

@@ -28,7 +28,9 @@ export function openSqlite(path: string): Engine {
          BEGIN SELECT RAISE(ABORT, 'receipts are immutable'); END`,
     ],
     isUniqueViolation: (error) =>
-      error instanceof Error && 'code' in error && String(error.code).startsWith('SQLITE_CONSTRAINT_PRIMARYKEY')
+      error instanceof Error &&
+      'code' in error &&
+      String(error.code).startsWith('SQLITE_CONSTRAINT_PRIMARYKEY')
         ? true
         : error instanceof Error && 'code' in error && error.code === 'SQLITE_CONSTRAINT_UNIQUE',
     isImmutableViolation: (error) => error instanceof Error && /receipts are immutable/.test(error.message),

@@ -61,7 +61,11 @@ export async function up(db: Kysely<unknown>, engine: Engine): Promise<void> {
     .addColumn('match_key', 'text', (c) => c.notNull())
     .addColumn('product_key', 'text')
     .execute();
-  await db.schema.createIndex('identifiers_by_match_key').on('identifiers').columns(['match_key', 'recall_id']).execute();
+  await db.schema
+    .createIndex('identifiers_by_match_key')
+    .on('identifiers')
+    .columns(['match_key', 'recall_id'])
+    .execute();
   await db.schema
     .createIndex('identifiers_by_product_key')
     .on('identifiers')
@@ -133,7 +137,9 @@ export async function up(db: Kysely<unknown>, engine: Engine): Promise<void> {
     .addColumn('version', 'integer', (c) => c.notNull())
     .addColumn('updated_at', 'text', (c) => c.notNull())
     .execute();
-  await sql`INSERT INTO corpus_state (id, version, updated_at) VALUES (1, 1, ${new Date().toISOString()})`.execute(db);
+  await sql`INSERT INTO corpus_state (id, version, updated_at) VALUES (1, 1, ${new Date().toISOString()})`.execute(
+    db,
+  );
 
   await db.schema
     .createTable('locks')
