@@ -22,7 +22,6 @@ export interface Config {
   host: string;
   /** `sqlite:<path>` or `postgres://…`, resolved. */
   database: { engine: 'sqlite'; path: string } | { engine: 'postgres'; url: string };
-  redisUrl: string | null;
   archiveDir: string;
   /** Base address per source id, only for the sources given an override. */
   sourceUrls: Record<string, string>;
@@ -160,7 +159,6 @@ export function loadConfig(env: Env, sourceIds: readonly string[]): Config {
     port: integer(env, 'PORT', 8080, 0, 65535),
     host: env.HOST || '127.0.0.1',
     database: parseDatabaseUrl(env.DATABASE_URL),
-    redisUrl: env.REDIS_URL || null,
     archiveDir: env.RECALLS_ARCHIVE_DIR || './data/archive',
     sourceUrls,
     burstExempt: exempt.list,

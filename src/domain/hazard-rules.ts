@@ -87,7 +87,7 @@ export const HAZARD_RULES: readonly HazardRule[] = [
       /\bforeign\s+(?:material|matter|object|substance|bod(?:y|ies)|particles?)/i,
       /\bextraneous\s+(?:material|matter)/i,
       /\b(?:metal|metallic|glass|plastic|wood(?:en)?|rubber|stone|rock|bone|hard)\s+(?:fragments?|pieces?|particles?|particulates?|shavings?|filings?|shards?|chips?|splinters?|debris|wire)\b/i,
-      /\bpieces? of (?:metal|glass|plastic|wood|rubber|bone)\b/i,
+      /\b(?:pieces?|fragments?|bits?|shards?) of (?:\w+ )?(?:metal|glass|plastic|wood|rubber|bone|stone)\b/i,
       /\bparticulates?\b/i,
       /\bfilth\b/i,
       /\b(?:insects?|rodents?)\b/i,
@@ -144,14 +144,25 @@ export const HAZARD_RULES: readonly HazardRule[] = [
   },
   {
     category: 'burn',
-    patterns: [/\bburns?\b/i, /\bscald/i, /\bthermal injur/i, /\bhot (?:surfaces?|water|liquids?|oil|steam)\b/i],
+    patterns: [
+      /\bburns?\b/i,
+      /\bscald/i,
+      /\bthermal injur/i,
+      /\bhot (?:surfaces?|water|liquids?|oil|steam)\b/i,
+    ],
   },
   { category: 'drowning', patterns: [/\bdrown/i, /\bsubmersion\b/i] },
   { category: 'suffocation', patterns: [/\bsuffocat/i, /\basphyx/i, /\bsmother/i] },
   { category: 'strangulation', patterns: [/\bstrangl/i, /\bstrangul/i, /\bentangl/i] },
   {
     category: 'choking',
-    patterns: [/\bchok(?:e|es|ed|ing)\b/i, /\bsmall parts?\b/i, /\bingest(?:ion|ed)?\b/i, /\bswallow/i, /\baspirat/i],
+    patterns: [
+      /\bchok(?:e|es|ed|ing)\b/i,
+      /\bsmall parts?\b/i,
+      /\bingest(?:ion|ed)?\b/i,
+      /\bswallow/i,
+      /\baspirat/i,
+    ],
   },
   { category: 'entrapment', patterns: [/\bentrap/i, /\btrapped\b/i] },
   {

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import SQLite from 'better-sqlite3';
 import { runCli, startCli } from '../support/cli.ts';
+import { json } from '../support/service.ts';
 import { fdaPage, fdaRecord } from '../support/fda-records.ts';
 import { startOpenFdaStandIn } from '../support/openfda-server.ts';
 import { requireShared, sharedPath } from '../support/shared.ts';
@@ -256,7 +257,7 @@ describe('recalls serve', () => {
       assert.ok(url, 'listening');
       const health = await fetch(`${url}/v1/health`);
       assert.equal(health.status, 200);
-      assert.equal((await health.json()).status, 'unknown');
+      assert.equal((await json<{ status: string }>(health)).status, 'unknown');
       serve.child.kill('SIGTERM');
       const result = await serve.done;
       assert.equal(result.code, 0);

@@ -129,7 +129,7 @@ describe('POST /v1/checks and receipts', () => {
 
   test('lists only the calling key’s receipts, newest first, without matches, with a cursor', async () => {
     const other = await s.key('growth');
-    const mine = [];
+    const mine: string[] = [];
     for (let i = 0; i < 3; i++) {
       mine.push(
         (

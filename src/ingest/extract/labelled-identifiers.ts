@@ -1,0 +1,405 @@
+/**
+ * Conservative identifier extraction from agency prose (identifiers.md, "Confidence at
+ * ingestion"). A value is taken only right after a label that names it (`UPC`, `NDC`, `Lot #`,
+ * `Model No.`, `UDI-DI` …) or when it is a GS1 element string (`(01)…`), possibly as a list
+ * after one label ("UPC codes 6926145714029 and 6926145712902", "Lots 9280009, 9280010").
+ * Every candidate goes through the shared normaliser; what it refuses is dropped.
+ *
+ * Precision matters more than recall: a false match tells a merchant to pull a safe product.
+ * So an unlabelled digit run is never taken, a barcode needs a valid check digit, dates,
+ * quantities and phone numbers are never lots or models, and a list stops at the first item
+ * that does not look like one.
+ */
+import type { Confidence, IdentifierKind } from '../../domain/identifiers/kinds.ts';
+import { normaliseIdentifier } from '../../domain/identifiers/normalise.ts';
+import type { Identifier } from '../../domain/recall.ts';
+
+export interface ExtractOptions {
+  /** Extract only these kinds (default: every kind this extractor knows). */
+  kinds?: readonly IdentifierKind[];
+}
+
+type Family = 'barcode' | 'ndc' | 'udi' | 'lot' | 'model';
+
+/** ASCII hyphen and Unicode dashes, for use inside a character class (the hyphen escaped). */
+const DASH = '\\-\u2010\u2011\u2012\u2013';
+
+// ---------------------------------------------------------------------------------------------
+// Labels
+// ---------------------------------------------------------------------------------------------
+
+/**
+ * A label head, then an optional qualifier (`code(s)`, `No.`, `Number`, `#` …), an optional
+ * parenthetical (`(REF)`, `(s)`), punctuation (`:`, `#`, `=`) and filler (`is`, `are`, `of`).
+ * Heads that are ordinary words (`Product`, `Item`, `Part`, `Catalog`) count only with a qualifier.
+ */
+const LABEL = new RegExp(
+  String.raw`(?<![A-Za-z0-9])(?:` +
+    String.raw`(?<upc>UPC(?:-?[AE])?s?)` +
+    String.raw`|(?<ean>EAN(?:-?(?:13|8))?s?)` +
+    String.raw`|(?<gtin>GTIN(?:-?(?:8|12|13|14))?s?|bar ?codes?)` +
+    String.raw`|(?<ndc>NDCs?)` +
+    String.raw`|(?<udi>UDI(?:[-/ ]?DI)?s?)` +
+    String.raw`|(?<batch>batch(?:es|\(es\))?(?:\s*\/\s*lots?)?)` +
+    String.raw`|(?<lot>lot(?:s|\(s\))?(?:\s*\/\s*batch(?:es)?)?)` +
+    String.raw`|(?<model>models?(?:\(s\))?(?:\s*\/\s*catalog(?:ue)?)?|P\/N|REF)` +
+    String.raw`|(?<modelq>(?:catalog(?:ue)?|cat\.?|part|item|product)(?=\s*(?:codes?|numbers?|nos?\b|nbr\b|#)))` +
+    String.raw`)(?![A-Za-z])` +
+    String.raw`(?:[ \t]*(?:codes?|numbers?|nos?\.?|nbr\.?|num\.?)(?![A-Za-z]))?` +
+    String.raw`(?:\s*\((?:s|REF|#)\))?` +
+    String.raw`(?:\s*[:#=]+)?` +
+    String.raw`(?:\s+(?<filler>is|are|of)(?![A-Za-z]))?`,
+  'gi',
+);
+
+function familyOf(
+  groups: Record<string, string | undefined>,
+): { family: Family; kind: IdentifierKind } | null {
+  if (groups.upc !== undefined) return { family: 'barcode', kind: 'upc' };
+  if (groups.ean !== undefined) return { family: 'barcode', kind: 'ean' };
+  if (groups.gtin !== undefined) return { family: 'barcode', kind: 'gtin' };
+  if (groups.ndc !== undefined) return { family: 'ndc', kind: 'ndc' };
+  if (groups.udi !== undefined) return { family: 'udi', kind: 'udi' };
+  if (groups.batch !== undefined) return { family: 'lot', kind: 'batch' };
+  if (groups.lot !== undefined) return { family: 'lot', kind: 'lot' };
+  if (groups.model !== undefined) {
+    // `REF` is a label only in capitals, as printed on device labels ("ref" is an ordinary word).
+    if (/^ref$/i.test(groups.model) && groups.model !== 'REF') return null;
+    return { family: 'model', kind: 'model' };
+  }
+  if (groups.modelq !== undefined) return { family: 'model', kind: 'model' };
+  return null;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Value shapes
+// ---------------------------------------------------------------------------------------------
+
+/** Digits in groups separated by one space or one dash: `0 50428 54100 5`, `3 45802-237-01 9`. */
+const BARCODE_TOKEN = new RegExp(String.raw`\d+(?:[ \u00a0${DASH}]\d+)*`, 'y');
+/** Hyphenated (or spaced) NDC layouts, or a bare run of 10-11 digits. */
+const NDC_TOKEN = new RegExp(
+  String.raw`(?:\d{4,5}[${DASH}]\d{3,4}(?:[${DASH}]\d{1,2})?|\d{4,5} \d{3,4} \d{1,2}|\d{10,11})`,
+  'y',
+);
+/** A GS1 element string in brackets: `(01)00382903835164(17)270331(10)A213B1`. */
+const GS1_TOKEN = /\(\d{2,4}\)\s?[^\s()]+(?:\s?\(\d{2,4}\)\s?[^\s()]+)*/y;
+const GS1_ANYWHERE = /(?<![A-Za-z0-9)])\(01\)\s?\d{14}(?:\s?\(\d{2,4}\)\s?[^\s()]+)*/g;
+/** Any other UDI form (HIBCC `+…`, ICCBBA `=/…`, bare GTIN): one run without spaces. */
+const UDI_TOKEN = /[^\s,;]+/y;
+/** A lot, batch or model: letters and digits, with inner `-`, `/` or `.` (`PA17-412`, `KBF/05`). */
+const CODE_TOKEN = new RegExp(String.raw`[A-Za-z0-9](?:[A-Za-z0-9]|[${DASH}/.](?=[A-Za-z0-9]))*`, 'y');
+
+const MONTH = String.raw`(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?`;
+const DATE = String.raw`(?:\d{1,2}[/.${DASH}]\d{1,2}[/.${DASH}]\d{2,4}|\d{4}[/.${DASH}]\d{1,2}(?:[/.${DASH}]\d{1,2})?|\d{1,2}[/.${DASH}]\d{2,4}|\d{8}|\d{1,2} ?${MONTH} ?\d{2,4}|${MONTH} ?\d{1,2},? \d{4}|${MONTH} ?\d{2,4})(?![A-Za-z0-9/])`;
+
+/** Values that are dates, whatever label precedes them. */
+const DATE_SHAPES: readonly RegExp[] = [
+  new RegExp(String.raw`^\d{1,2}[/.${DASH}]\d{1,2}[/.${DASH}]\d{2,4}$`),
+  new RegExp(String.raw`^\d{4}[/.${DASH}]\d{1,2}(?:[/.${DASH}]\d{1,2})?$`),
+  new RegExp(String.raw`^\d{1,2}[/.${DASH}](?:19|20)\d{2}$`),
+  /^\d{1,2}\/\d{2}$/,
+  new RegExp(String.raw`^\d{1,2}${MONTH}\d{2,4}$`, 'i'),
+  new RegExp(String.raw`^${MONTH}\d{2,4}$`, 'i'),
+];
+/** Quantities, weights and sizes: `56oz`, `25lb`, `500G`, `12ct`. */
+const QUANTITY = /^\d+(?:\.\d+)?(?:oz|lbs?|g|kg|mg|mcg|ml|l|ct|pk|gal|in|mm|cm|ft|%)$/i;
+/** Phone numbers: `800-555-1234`, `1-800-555-1234`. */
+const PHONE = new RegExp(String.raw`^(?:1[${DASH}.])?\d{3}[${DASH}.]\d{3}[${DASH}.]\d{4}$`);
+/** Model years and year ranges: `2017-2019`. */
+const YEAR_RANGE = new RegExp(String.raw`^(?:19|20)\d{2}[${DASH}/](?:19|20)?\d{2}$`);
+
+/** An expiry or sell-by phrase with its date, skipped inside lot lists: `Exp. 07/18`, `Best By: 1/18/2027`. */
+const EXPIRY_PHRASE = new RegExp(
+  String.raw`\s*\(?\s*(?:exp(?:\.|iry|iration|ires)?|use[ ${DASH}]?by|best[ ${DASH}]?by|best before|best if used by|sell[ ${DASH}]?by|mfg\.?|manufactured|production)(?:\s*dates?)?\s*[.:]*\s*(?:dates?\s*[.:]*\s*)?${DATE}\s*\)?`,
+  'iy',
+);
+/** A short parenthetical after a value: `(S)`, `(exp. 01/20/2023)`. */
+const PARENTHETICAL = /\s*\([^()]{0,40}\)/y;
+/** List separators: `,`, `;`, `&`, `and`, `or`, a spaced slash; `, and` counts as one. */
+const SEPARATOR = /\s*(?:[,;&](?:\s*(?:and|or)(?![A-Za-z]))?|(?:and|or)(?![A-Za-z])|\s\/(?=\s))\s*/iy;
+/** Nouns that make the number before them a count, not a lot: "Lot 5 cases". */
+const COUNT_NOUN =
+  /\s+(?:units?|cases?|bottles?|boxes?|bags?|packages?|cartons?|pieces?|pcs|kits?|vials?|tubes?|jars?|cans?|trays?|pallets?|count)(?![A-Za-z])/iy;
+/** Words that end a value or a list (labels and date words), never values themselves. */
+const STOP_WORDS = new Set([
+  'and',
+  'or',
+  'exp',
+  'expiry',
+  'expiration',
+  'best',
+  'use',
+  'sell',
+  'mfg',
+  'date',
+  'dates',
+  'upc',
+  'ndc',
+  'lot',
+  'lots',
+  'batch',
+  'model',
+  'code',
+  'codes',
+  'serial',
+  'item',
+  'product',
+  'catalog',
+  'ref',
+  'udi',
+  'no',
+  'number',
+  'all',
+  'none',
+  'unknown',
+  'na',
+]);
+
+function sticky(re: RegExp, text: string, pos: number): RegExpExecArray | null {
+  re.lastIndex = pos;
+  return re.exec(text);
+}
+
+/** The character after a value must not glue it to something else (`12:30`, `08/27`, `5%`). */
+function endsCleanly(text: string, end: number): boolean {
+  const next = text.charAt(end);
+  if (next === '') return true;
+  if (/[\s,;)(&]/.test(next)) return true;
+  return next === '.' && !/\d/.test(text.charAt(end + 1));
+}
+
+function isDateShaped(value: string): boolean {
+  return DATE_SHAPES.some((re) => re.test(value));
+}
+
+/** Whether a lot/batch/model token can be an identifier at all (before normalisation). */
+function isCodeShaped(value: string, family: Family): boolean {
+  if (!/\d/.test(value)) return false;
+  if (isDateShaped(value) || QUANTITY.test(value) || PHONE.test(value)) return false;
+  if (family === 'model' && YEAR_RANGE.test(value)) return false;
+  return true;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Collecting results
+// ---------------------------------------------------------------------------------------------
+
+const RANK: Record<Confidence, number> = { exact: 0, extracted: 1, inferred: 2 };
+
+class Collector {
+  readonly found: Identifier[] = [];
+  constructor(private readonly kinds: ReadonlySet<IdentifierKind> | null) {}
+
+  /** Normalises and keeps a candidate; returns whether the normaliser accepted it. */
+  add(kind: IdentifierKind, value: string, confidence: Confidence, minLength = 1): boolean {
+    const n = normaliseIdentifier(kind, value);
+    if (!n.ok || n.normalized.length < minLength) return false;
+    if (this.kinds === null || this.kinds.has(kind)) {
+      this.found.push({ kind, value, normalized: n.normalized, confidence });
+    }
+    return true;
+  }
+
+  /** A UDI and, when it carries one, its lot (AI 10) as a separate `lot`. */
+  addUdi(value: string): boolean {
+    const n = normaliseIdentifier('udi', value);
+    if (!n.ok) return false;
+    if (this.kinds === null || this.kinds.has('udi')) {
+      this.found.push({ kind: 'udi', value, normalized: n.normalized, confidence: 'extracted' });
+    }
+    if (n.lot !== undefined && (this.kinds === null || this.kinds.has('lot'))) {
+      // The lot sits in a check-digit-verified GS1 string behind its own AI: positional, not a guess.
+      const raw = /\(10\)\s?([^\s()]+)/.exec(value)?.[1] ?? n.lot;
+      this.found.push({ kind: 'lot', value: raw, normalized: n.lot, confidence: 'extracted' });
+    }
+    return true;
+  }
+}
+
+/** Minimum normalised length of a lot, batch or model taken from prose (shorter is too generic). */
+const MIN_CODE_LENGTH = 3;
+
+// ---------------------------------------------------------------------------------------------
+// Per-family list readers: each starts right after a label and reads as many items as follow
+// ---------------------------------------------------------------------------------------------
+
+/** After an item: a separator means another item may follow. Returns the new position or -1. */
+function nextItem(text: string, pos: number): number {
+  const sep = sticky(SEPARATOR, text, pos);
+  return sep ? pos + sep[0].length : -1;
+}
+
+function readBarcodes(text: string, start: number, kind: IdentifierKind, out: Collector): void {
+  let pos = start;
+  for (;;) {
+    const m = sticky(BARCODE_TOKEN, text, pos);
+    if (!m) return;
+    const token = m[0];
+    const end = pos + token.length;
+    if (!endsCleanly(text, end) || text.charAt(end) === '/') return;
+    if (!out.add(kind, token, 'extracted')) {
+      // Several complete codes separated by single spaces: take each one that validates.
+      const parts = token.split(/[ \u00a0]/);
+      if (parts.length > 1 && parts.every((p) => /^\d{12,14}$/.test(p))) {
+        for (const p of parts) out.add(kind, p, 'extracted');
+      }
+    }
+    pos = nextItem(text, end);
+    if (pos < 0) return;
+  }
+}
+
+function readNdcs(text: string, start: number, out: Collector): void {
+  let pos = start;
+  for (;;) {
+    const m = sticky(NDC_TOKEN, text, pos);
+    if (!m) return;
+    const token = m[0];
+    const end = pos + token.length;
+    if (!endsCleanly(text, end) || /[\d]/.test(text.charAt(end))) return;
+    // A labelled hyphenated layout is unambiguous; a bare 11-digit run is read by shape only.
+    out.add('ndc', token, /^\d+$/.test(token) ? 'inferred' : 'extracted');
+    pos = nextItem(text, end);
+    if (pos < 0) return;
+  }
+}
+
+function readUdis(text: string, start: number, out: Collector): void {
+  let pos = start;
+  for (;;) {
+    const m = sticky(GS1_TOKEN, text, pos) ?? sticky(UDI_TOKEN, text, pos);
+    if (!m) return;
+    const token = m[0].replace(/[.,;:]+$/, '');
+    const end = pos + token.length;
+    if (!out.addUdi(token)) return;
+    pos = nextItem(text, end);
+    if (pos < 0) return;
+  }
+}
+
+/**
+ * One lot or batch value, possibly printed in space-separated groups ("CR 18 13B"). Returns
+ * the values read (several when the groups are really a space-separated list) and the end.
+ */
+function readCodeGroups(text: string, pos: number, family: Family): { values: string[]; end: number } | null {
+  const first = sticky(CODE_TOKEN, text, pos);
+  if (!first) return null;
+  const groups = [{ text: first[0], start: pos }];
+  let end = pos + first[0].length;
+  const firstIsPrefix = /^[A-Za-z]{1,4}$/.test(first[0]) && !STOP_WORDS.has(first[0].toLowerCase());
+  if (family === 'lot') {
+    for (;;) {
+      if (!/^[ \u00a0](?=[A-Za-z0-9])/.test(text.slice(end, end + 2))) break;
+      const g = sticky(CODE_TOKEN, text, end + 1);
+      if (!g || STOP_WORDS.has(g[0].toLowerCase()) || !isCodeShaped(g[0], family)) break;
+      if (!endsCleanly(text, end + 1 + g[0].length)) break;
+      groups.push({ text: g[0], start: end + 1 });
+      end = end + 1 + g[0].length;
+    }
+  }
+  if (groups.length === 1) {
+    return isCodeShaped(first[0], family) ? { values: [first[0]], end } : null;
+  }
+  if (firstIsPrefix) return { values: [text.slice(pos, end)], end };
+  if (!isCodeShaped(first[0], family)) return null;
+  // "18024 18037 18043": a list written with spaces; "5G6 21X8": one code in two groups.
+  if (groups.every((g) => g.text.length >= 4)) return { values: groups.map((g) => g.text), end };
+  return { values: [text.slice(pos, end)], end };
+}
+
+function readCodes(text: string, start: number, kind: IdentifierKind, family: Family, out: Collector): void {
+  let pos = start;
+  for (let first = true; ; first = false) {
+    if (!first) {
+      // "Lot A, Exp 07/18; B Exp 06/18": an expiry phrase between items is skipped.
+      const exp = family === 'lot' ? sticky(EXPIRY_PHRASE, text, pos) : null;
+      if (exp) {
+        pos = nextItem(text, pos + exp[0].length);
+        if (pos < 0) return;
+      }
+    }
+    const read = readCodeGroups(text, pos, family);
+    if (!read) return;
+    let end = read.end;
+    if (!endsCleanly(text, end)) return;
+    if (sticky(COUNT_NOUN, text, end)) return;
+    for (const value of read.values) out.add(kind, value, 'inferred', MIN_CODE_LENGTH);
+    const paren = sticky(PARENTHETICAL, text, end);
+    if (paren) end += paren[0].length;
+    if (family === 'lot') {
+      const exp = sticky(EXPIRY_PHRASE, text, end);
+      if (exp) end += exp[0].length;
+    }
+    pos = nextItem(text, end);
+    if (pos < 0) return;
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Public API
+// ---------------------------------------------------------------------------------------------
+
+/**
+ * Extracts the identifiers that prose names with a label. Barcodes with a valid check digit,
+ * NDCs in a hyphenated layout and GS1 UDIs are `extracted`; lots, batches, models and bare
+ * 11-digit NDCs are `inferred`. `value` is the text as printed, `normalized` the normaliser's
+ * canonical form. Deduplicated by (kind, normalized) and sorted by them.
+ */
+export function extractLabelledIdentifiers(text: string, opts: ExtractOptions = {}): Identifier[] {
+  const out = new Collector(opts.kinds ? new Set(opts.kinds) : null);
+  if (!text) return [];
+
+  for (const m of text.matchAll(LABEL)) {
+    const label = familyOf(m.groups ?? {});
+    if (!label) continue;
+    if (m.groups?.filler?.toLowerCase() === 'of' && label.family !== 'barcode') continue;
+    const start = (m.index ?? 0) + m[0].length;
+    const valueStart = start + (/^\s*/.exec(text.slice(start))?.[0].length ?? 0);
+    switch (label.family) {
+      case 'barcode':
+        readBarcodes(text, valueStart, label.kind, out);
+        break;
+      case 'ndc':
+        readNdcs(text, valueStart, out);
+        break;
+      case 'udi':
+        readUdis(text, valueStart, out);
+        break;
+      case 'lot':
+      case 'model':
+        readCodes(text, valueStart, label.kind, label.family, out);
+        break;
+    }
+  }
+  for (const m of text.matchAll(GS1_ANYWHERE)) out.addUdi(m[0].replace(/[.,;:]+$/, ''));
+
+  return mergeIdentifiers(out.found);
+}
+
+/**
+ * Deduplicates identifiers by (kind, normalized), keeping the most certain confidence
+ * (exact, then extracted, then inferred) and, among equals, the first value seen; sorted by
+ * kind then normalized value (code-unit order).
+ */
+export function mergeIdentifiers(...lists: readonly (readonly Identifier[])[]): Identifier[] {
+  const byKey = new Map<string, Identifier>();
+  for (const list of lists) {
+    for (const id of list) {
+      const key = `${id.kind}:${id.normalized}`;
+      const seen = byKey.get(key);
+      if (seen === undefined || RANK[id.confidence] < RANK[seen.confidence]) byKey.set(key, id);
+    }
+  }
+  return [...byKey.values()].sort((a, b) =>
+    a.kind !== b.kind
+      ? a.kind < b.kind
+        ? -1
+        : 1
+      : a.normalized < b.normalized
+        ? -1
+        : a.normalized > b.normalized
+          ? 1
+          : 0,
+  );
+}

@@ -1,0 +1,282 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import {
+  extractLabelledIdentifiers,
+  mergeIdentifiers,
+} from '../../../src/ingest/extract/labelled-identifiers.ts';
+import type { Identifier } from '../../../src/domain/recall.ts';
+
+/** `kind:normalized:confidence:value` strings, in output order, for compact assertions. */
+function ids(text: string): string[] {
+  return extractLabelledIdentifiers(text).map((i) => `${i.kind}:${i.normalized}:${i.confidence}:${i.value}`);
+}
+
+// --- positives -------------------------------------------------------------------------------
+
+test('takes a list of barcodes after one label, keeping the printed value', () => {
+  assert.deepEqual(ids('The product UPC codes 6926145714029 and  6926145712902. Manufacturer: X'), [
+    'upc:06926145712902:extracted:6926145712902',
+    'upc:06926145714029:extracted:6926145714029',
+  ]);
+});
+
+test('reads barcodes printed in groups with spaces or dashes', () => {
+  assert.deepEqual(
+    ids('CVS Berries 8oz (227 g), UPC: 0 50428 54100 5; Candy 9oz (255g), UPC: 024354501105'),
+    ['upc:00024354501105:extracted:024354501105', 'upc:00050428541005:extracted:0 50428 54100 5'],
+  );
+  assert.deepEqual(ids('Shampoo, 177 mL bottle, UPC 3 45802-237-01 9.'), [
+    'upc:00345802237019:extracted:3 45802-237-01 9',
+  ]);
+  assert.deepEqual(ids('UPC 0 44000 03826 7    Best by Dates     18SEP20  20SEP20'), [
+    'upc:00044000038267:extracted:0 44000 03826 7',
+  ]);
+});
+
+test('accepts the usual label spellings for barcodes', () => {
+  for (const label of [
+    'UPC',
+    'UPC:',
+    'UPC#',
+    'UPC #',
+    'UPC No.',
+    'UPC code',
+    'UPC Code:',
+    'UPC code of',
+    'The UPC is',
+    'UPCs:',
+  ]) {
+    assert.deepEqual(
+      ids(`Cookies, 14 oz, ${label} 046567025469 Sell By 08/02/21`),
+      ['upc:00046567025469:extracted:046567025469'],
+      label,
+    );
+  }
+  assert.deepEqual(ids('EAN 4006381333931'), ['ean:04006381333931:extracted:4006381333931']);
+  assert.deepEqual(ids('GTIN: 00012345678905'), ['gtin:00012345678905:extracted:00012345678905']);
+  assert.deepEqual(ids('EAN-13: 5000159484695'), ['ean:05000159484695:extracted:5000159484695']);
+});
+
+test('takes each complete code of a space-separated barcode list', () => {
+  assert.deepEqual(ids('UPC 012345678905 012345678912'), [
+    'upc:00012345678905:extracted:012345678905',
+    'upc:00012345678912:extracted:012345678912',
+  ]);
+});
+
+test('takes labelled NDCs in hyphenated layouts as extracted, several after one label', () => {
+  assert.deepEqual(
+    ids('Tablets, Rx Only, Distributed by: Allergan USA, Inc., Irvine, CA 92612, NDC 0023-6022-01.'),
+    ['ndc:00023602201:extracted:0023-6022-01'],
+  );
+  assert.deepEqual(
+    ids('a) unit dose cup (NDC 50383-720-15), b) 100-count tray (NDC 50383-720-19), Rx Only'),
+    ['ndc:50383072015:extracted:50383-720-15', 'ndc:50383072019:extracted:50383-720-19'],
+  );
+  assert.deepEqual(ids('Carton NDC #: 68084-633-01  Single Dose NDC #: 68084-633-11'), [
+    'ndc:68084063301:extracted:68084-633-01',
+    'ndc:68084063311:extracted:68084-633-11',
+  ]);
+  assert.deepEqual(ids('NDC: 62011-0295-1, NDC 0703-9040-01, 0703-9040-03'), [
+    'ndc:00703904001:extracted:0703-9040-01',
+    'ndc:00703904003:extracted:0703-9040-03',
+    'ndc:62011029501:extracted:62011-0295-1',
+  ]);
+  // A bare 11-digit run is read by shape only; a bare 10-digit one is ambiguous and dropped.
+  assert.deepEqual(ids('NDC 00071015523'), ['ndc:00071015523:inferred:00071015523']);
+  assert.deepEqual(ids('NDC 0071015523'), []);
+});
+
+test('takes lots, batches and models as inferred, with lists after one label', () => {
+  assert.deepEqual(ids('Lots 9280009, 9280010, 9280011, 9280012'), [
+    'lot:9280009:inferred:9280009',
+    'lot:9280010:inferred:9280010',
+    'lot:9280011:inferred:9280011',
+    'lot:9280012:inferred:9280012',
+  ]);
+  assert.deepEqual(ids('Lot 21096, 21106'), ['lot:21096:inferred:21096', 'lot:21106:inferred:21106']);
+  assert.deepEqual(ids('Lot: 10313-8J  UPC 77890 27864  Use By Date: 01/08/2014'), [
+    'lot:103138J:inferred:10313-8J',
+  ]);
+  assert.deepEqual(ids('Lot Codes 06109805 & 06102005'), [
+    'lot:06102005:inferred:06102005',
+    'lot:06109805:inferred:06109805',
+  ]);
+  assert.deepEqual(ids('Lots: PA17-412, PA17-077,PA17-196, Exp 11/18'), [
+    'lot:PA17077:inferred:PA17-077',
+    'lot:PA17196:inferred:PA17-196',
+    'lot:PA17412:inferred:PA17-412',
+  ]);
+  assert.deepEqual(ids('Lot#:  M030042P, Exp. 01/2020'), ['lot:M030042P:inferred:M030042P']);
+  assert.deepEqual(ids('Lot#174250'), ['lot:174250:inferred:174250']);
+  assert.deepEqual(ids('Batch: 0004711598, Production date 04/26/2012, Iff Code 76185.'), [
+    'batch:0004711598:inferred:0004711598',
+  ]);
+  assert.deepEqual(ids('Batch No. BF0330, BF0619 and BG1026'), [
+    'batch:BF0330:inferred:BF0330',
+    'batch:BF0619:inferred:BF0619',
+    'batch:BG1026:inferred:BG1026',
+  ]);
+  assert.deepEqual(ids('Heron toilet and bath chair Model 880505-01 & 880505-11'), [
+    'model:88050501:inferred:880505-01',
+    'model:88050511:inferred:880505-11',
+  ]);
+  assert.deepEqual(ids('Model Number (REF): 781270'), ['model:781270:inferred:781270']);
+  assert.deepEqual(ids('BD Nexiva REF 383516 20 GA X1.0o in'), ['model:383516:inferred:383516']);
+  assert.deepEqual(ids('Item No. 15-2979/02; Cat#: CO-02; Product No. 90885 and 90888'), [
+    'model:15297902:inferred:15-2979/02',
+    'model:90885:inferred:90885',
+    'model:90888:inferred:90888',
+    'model:CO02:inferred:CO-02',
+  ]);
+  assert.deepEqual(ids('model numbers NS-AF34D2, NS-AF5DSS2 and NS-AF5DSS3'), [
+    'model:NSAF34D2:inferred:NS-AF34D2',
+    'model:NSAF5DSS2:inferred:NS-AF5DSS2',
+    'model:NSAF5DSS3:inferred:NS-AF5DSS3',
+  ]);
+});
+
+test('skips expiry phrases and short parentheticals inside a lot list', () => {
+  assert.deepEqual(ids('Lot #: 099534, Exp. 07/18; 099512 Exp. 06/18.'), [
+    'lot:099512:inferred:099512',
+    'lot:099534:inferred:099534',
+  ]);
+  assert.deepEqual(ids('Lot F0067 exp. 06/14,  F0079 exp. 04/15'), [
+    'lot:F0067:inferred:F0067',
+    'lot:F0079:inferred:F0079',
+  ]);
+  assert.deepEqual(ids('Lots 980221 (exp. 01/20/2023) and 974221 (exp. 01/25/2023)  2) UDI-DI:'), [
+    'lot:974221:inferred:974221',
+    'lot:980221:inferred:980221',
+  ]);
+  assert.deepEqual(ids('Lot Code#2123B(S), 2123C(M)'), [
+    'lot:2123B:inferred:2123B',
+    'lot:2123C:inferred:2123C',
+  ]);
+});
+
+test('reads a lot printed in space-separated groups as one code, a space-separated list as several', () => {
+  assert.deepEqual(ids('Lot code CR 18 13B, and Best Before: 2015-08.'), ['lot:CR1813B:inferred:CR 18 13B']);
+  assert.deepEqual(ids('Lots 18024 18037 18043'), [
+    'lot:18024:inferred:18024',
+    'lot:18037:inferred:18037',
+    'lot:18043:inferred:18043',
+  ]);
+});
+
+test('takes GS1 UDIs as extracted and their AI 10 lot as a separate lot', () => {
+  assert.deepEqual(ids('Catalog Number: 383516 UDI-DI Code: (01)00382903835164 Lot Number: 2168865'), [
+    'lot:2168865:inferred:2168865',
+    'model:383516:inferred:383516',
+    'udi:00382903835164:extracted:(01)00382903835164',
+  ]);
+  assert.deepEqual(ids('UDI: (01)00844505000772(10)122927(17)310301'), [
+    'lot:122927:extracted:122927',
+    'udi:00844505000772:extracted:(01)00844505000772(10)122927(17)310301',
+  ]);
+  // A GS1 element string needs no other label.
+  assert.deepEqual(ids('Label shows (01)51022222233336(11)141231(17)150707(10)A213B1(21)1234 on the pouch'), [
+    'lot:A213B1:extracted:A213B1',
+    'udi:51022222233336:extracted:(01)51022222233336(11)141231(17)150707(10)A213B1(21)1234',
+  ]);
+  assert.deepEqual(ids('UDI-DI: 04026575284658 Lot Codes: C010108, C151519'), [
+    'lot:C010108:inferred:C010108',
+    'lot:C151519:inferred:C151519',
+    'udi:04026575284658:extracted:04026575284658',
+  ]);
+});
+
+test('restricts the kinds extracted when asked', () => {
+  const found = extractLabelledIdentifiers('UPC 046567025469 Lot 21096 Model 880505-01', { kinds: ['lot'] });
+  assert.deepEqual(
+    found.map((i) => i.kind),
+    ['lot'],
+  );
+});
+
+// --- negatives -------------------------------------------------------------------------------
+
+const NOTHING: [string, string][] = [
+  ['placeholders', 'All lot codes.'],
+  ['placeholders', 'all lot codes'],
+  ['placeholders', 'Lot codes: All'],
+  ['placeholders', 'No codes'],
+  ['placeholders', 'UDI-DI Code: No UDI Codes provided'],
+  ['placeholders', 'UDI Code: N/A'],
+  ['dates', 'Best By: 08/27/19'],
+  ['dates', 'Exp 10/15'],
+  ['dates', 'Sell By 11/13/2022 Sell By: 11/14/2022'],
+  ['dates', 'Use by Date: 2017-05-25'],
+  ['dates', 'Exp:12/31/13, 12/31/12,12/30/11,'],
+  ['dates', 'Best by Dates     18SEP20  20SEP20  28SEP20'],
+  ['dates as lots', 'Lot: 08/27/19'],
+  ['dates as lots', 'Lot 18SEP20'],
+  ['dates as lots', 'Lot 05/2018'],
+  ['unlabelled digit runs', '18024 18037 18043 18058 18074'],
+  ['unlabelled digit runs', 'Product of China 6926145714029'],
+  ['unlabelled digit runs', 'net wt 16 oz 012345678905'],
+  ['unlabelled codes', 'SUL4839705; SUL4839706; SUL4853771'],
+  ['unlabelled codes', '77A05112  77A05232  77A05302'],
+  ['unlabelled codes', 'Yellow Icing - Code D16-095 & D-16-096'],
+  ['weights and quantities', 'Net Weight 25 lb, 36 bags for a total case weight of 27 lbs.'],
+  ['weights and quantities', 'Lot 5 cases'],
+  ['weights and quantities', 'a lot of 500 units'],
+  ['weights and quantities', 'Lots of 56oz'],
+  ['zip codes and phones', 'Distributed by ALDI Inc., Batavia, IL 60510. Call 1-800-555-1234.'],
+  ['zip codes and phones', 'Model 1-800-555-1234'],
+  ['invalid barcodes', 'UPC 77890 27864'],
+  ['invalid barcodes', 'UPC 4122033749'],
+  ['invalid barcodes', 'UPC code of 28400-00901.'],
+  ['invalid barcodes', 'UPC: 0007874209234'],
+  ['invalid barcodes', 'UPC 330223-11478.'],
+  ['barcode glued to a date', 'UPC 08/02/21'],
+  ['label words that are ordinary words', 'Product 12345 and item 2345 and part 3456 of the catalog 4567'],
+  ['lowercase ref', 'see ref 12345'],
+  ['model years', 'Model Year 2019, models 2017-2019'],
+  ['short codes', 'Lot 12'],
+  ['not an identifier after the label', 'Lot: see attached list'],
+  ['serial numbers are not lots', 'Serial Numbers: AP0447, AP0448'],
+];
+
+for (const [why, text] of NOTHING) {
+  test(`takes no identifier from "${text}" (${why})`, () => {
+    assert.deepEqual(extractLabelledIdentifiers(text), []);
+  });
+}
+
+test('a number shaped like an NDC but labelled as a product number is a model, never an NDC', () => {
+  assert.deepEqual(ids('Product Number: 69420-8351-1 Lot Number: U701SF1 UDI Code: N/A'), [
+    'lot:U701SF1:inferred:U701SF1',
+    'model:6942083511:inferred:69420-8351-1',
+  ]);
+});
+
+test('returns nothing for empty text', () => {
+  assert.deepEqual(extractLabelledIdentifiers(''), []);
+});
+
+// --- merging ---------------------------------------------------------------------------------
+
+test('mergeIdentifiers deduplicates by (kind, normalized), keeps the surest confidence, sorts', () => {
+  const a: Identifier = {
+    kind: 'upc',
+    value: '0 50428 54100 5',
+    normalized: '00050428541005',
+    confidence: 'extracted',
+  };
+  const b: Identifier = {
+    kind: 'upc',
+    value: '050428541005',
+    normalized: '00050428541005',
+    confidence: 'exact',
+  };
+  const c: Identifier = { kind: 'lot', value: 'A-1', normalized: 'A1', confidence: 'inferred' };
+  const d: Identifier = {
+    kind: 'gtin',
+    value: '050428541005',
+    normalized: '00050428541005',
+    confidence: 'extracted',
+  };
+  assert.deepEqual(mergeIdentifiers([a, c], [b, d, c]), [d, c, b]);
+  assert.deepEqual(mergeIdentifiers([a, a]), [a]);
+});
