@@ -205,7 +205,11 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   await app.register(swaggerUi, {
     routePrefix: '/docs',
     uiConfig: { deepLinking: true, validatorUrl: null, tryItOutEnabled: false },
-    staticCSP: true,
+    // Everything is served from here: no CDN, and no upgrade-insecure-requests, which would break
+    // the reference for anyone reaching a plain-HTTP deployment by host name.
+    staticCSP:
+      "default-src 'self'; base-uri 'self'; connect-src 'self'; font-src 'self' data:; frame-ancestors 'self'; " +
+      "img-src 'self' data:; object-src 'none'; script-src 'self'; script-src-attr 'none'; style-src 'self'",
     transformSpecificationClone: true,
     transformSpecification: (spec) => spec,
   });
