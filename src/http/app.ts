@@ -209,7 +209,9 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     // the reference for anyone reaching a plain-HTTP deployment by host name.
     staticCSP:
       "default-src 'self'; base-uri 'self'; connect-src 'self'; font-src 'self' data:; frame-ancestors 'self'; " +
-      "img-src 'self' data:; object-src 'none'; script-src 'self'; script-src-attr 'none'; style-src 'self'",
+      "img-src 'self' data:; object-src 'none'; script-src 'self'; script-src-attr 'none'; " +
+      // the one inline style Swagger UI writes
+      "style-src 'self' 'sha256-RL3ie0nH+Lzz2YNqQN83mnU0J1ot4QL7b99vMdIX99w='",
     transformSpecificationClone: true,
     transformSpecification: (spec) => spec,
   });

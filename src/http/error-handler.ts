@@ -97,6 +97,9 @@ export function toProblemError(error: unknown): ProblemError | undefined {
 }
 
 export function sendProblem(reply: FastifyReply, problem: ProblemError, instance: string): FastifyReply {
+  // A tag set before the handler failed must not stay on an error: it would let a later
+  // If-None-Match turn a missing resource into a 304.
+  reply.removeHeader('ETag');
   for (const [name, value] of Object.entries(problem.headers)) reply.header(name, value);
   const body: Problem = problem.toProblem(instance);
   return reply.code(problem.status).type(PROBLEM_CONTENT_TYPE).send(body);

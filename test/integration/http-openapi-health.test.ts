@@ -48,16 +48,43 @@ describe('GET /v1/openapi.json', () => {
     assert.deepEqual(schemas.HazardCategory.enum, [...HAZARD_CATEGORIES]);
     assert.ok(HAZARD_CATEGORIES.length >= 15 && HAZARD_CATEGORIES.length <= 25);
     assert.deepEqual(schemas.Severity.enum, ['serious', 'high', 'medium', 'low', 'unknown']);
-    assert.deepEqual(schemas.Remedy.enum, ['repair', 'replace', 'refund', 'dispose', 'stop_use', 'other', 'unknown']);
-    assert.deepEqual(schemas.Problem.properties.type.enum.sort(), Object.values(PROBLEM_TYPES).map((p) => p.type).sort());
+    assert.deepEqual(schemas.Remedy.enum, [
+      'repair',
+      'replace',
+      'refund',
+      'dispose',
+      'stop_use',
+      'other',
+      'unknown',
+    ]);
+    assert.deepEqual(
+      schemas.Problem.properties.type.enum.sort(),
+      Object.values(PROBLEM_TYPES)
+        .map((p) => p.type)
+        .sort(),
+    );
   });
 
   test('describes every parameter, the key requirement and the problem responses', () => {
     const list = doc.paths['/v1/recalls'].get;
     const names = list.parameters.map((p: { name: string }) => p.name).sort();
-    assert.deepEqual(names, ['cursor', 'from', 'hazard_category', 'include_total', 'jurisdiction', 'limit', 'remedy', 'severity', 'source', 'to']);
+    assert.deepEqual(names, [
+      'cursor',
+      'from',
+      'hazard_category',
+      'include_total',
+      'jurisdiction',
+      'limit',
+      'remedy',
+      'severity',
+      'source',
+      'to',
+    ]);
     for (const status of ['400', '401', '402', '403', '404', '429', '500']) {
-      assert.ok(list.responses[status]?.content?.['application/problem+json'], `listRecalls documents ${status}`);
+      assert.ok(
+        list.responses[status]?.content?.['application/problem+json'],
+        `listRecalls documents ${status}`,
+      );
     }
     const health = doc.paths['/v1/health'].get;
     assert.deepEqual(health.security, []);

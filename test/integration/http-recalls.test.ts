@@ -227,6 +227,7 @@ describe('GET /v1/recalls/{id} and revisions', () => {
     assert.equal(body.meta.data_as_of, '2026-06-17');
     const missing = await s.request('/v1/recalls/us-fda-food.nope', { key });
     assert.equal(missing.status, 404);
+    assert.equal(missing.headers.get('etag'), null, 'an error carries no ETag');
     assert.equal((await json(missing)).type, '/problems/not-found');
     const missingRevs = await s.request('/v1/recalls/us-fda-food.nope/revisions', { key });
     assert.equal(missingRevs.status, 404);
