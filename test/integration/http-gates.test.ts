@@ -113,6 +113,9 @@ describe('monthly quota', () => {
     await new Promise((r) => setTimeout(r, 30));
     const p = await assertProblem(await s.request('/v1/recalls', { key }), 402, '/problems/quota-exceeded');
     assert.match(p.detail, /free/);
+    // gate order: the key is checked before parameters, parameters before the quota
+    await assertProblem(await s.request('/v1/recalls?bad=1'), 401, '/problems/unauthorized');
+    await assertProblem(await s.request('/v1/recalls?bad=1', { key }), 400, '/problems/invalid-parameter');
     const other = await s.key('free');
     assert.equal((await s.request('/v1/recalls', { key: other })).status, 200, 'quotas are per key');
   });

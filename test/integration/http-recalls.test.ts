@@ -286,3 +286,73 @@ describe('GET /v1/recalls/{id} and revisions', () => {
     assert.equal(next.meta.next_cursor, null);
   });
 });
+
+describe('records over time', () => {
+  test('meta.data_as_of is null before any source was fetched', async () => {
+    const s = await startService();
+    try {
+      const key = await s.key();
+      const body = await json(await s.request('/v1/recalls', { key }));
+      assert.deepEqual(body.data, []);
+      assert.equal(body.meta.data_as_of, null);
+      assert.equal(body.meta.next_cursor, null);
+    } finally {
+      await s.close();
+    }
+  });
+
+  test('a record that disappears upstream is kept, and its last_seen_at stops moving', async () => {
+    const s = await startService();
+    try {
+      const key = await s.key();
+      await s.seed([draft('A-1'), draft('A-2')], { observedAt: '2026-02-01T00:00:00.000Z' });
+      await s.seed([draft('A-1')], { observedAt: '2026-02-02T00:00:00.000Z' });
+      const gone = (await json(await s.request('/v1/recalls/us-fda-food.A-2', { key }))).data;
+      assert.equal(gone.last_seen_at, '2026-02-01T00:00:00.000Z');
+      assert.equal(gone.revision, 1);
+      const kept = (await json(await s.request('/v1/recalls/us-fda-food.A-1', { key }))).data;
+      assert.equal(kept.last_seen_at, '2026-02-02T00:00:00.000Z');
+    } finally {
+      await s.close();
+    }
+  });
+
+  test('an identifier lookup walks its matches with a cursor, without duplicates or gaps', async () => {
+    const s = await startService();
+    try {
+      const key = await s.key();
+      const lot = {
+        kind: 'lot' as const,
+        value: 'Lot 7788',
+        normalized: '7788',
+        confidence: 'inferred' as const,
+      };
+      await s.seed(
+        Array.from({ length: 23 }, (_, i) =>
+          draft(`L-${i}`, {
+            published_date: i % 5 === 0 ? null : `2024-01-${String((i % 9) + 1).padStart(2, '0')}`,
+            identifiers: [lot],
+          }),
+        ),
+      );
+      const ids: string[] = [];
+      let cursor: string | null = null;
+      do {
+        const q: string = cursor === null ? '' : `&cursor=${encodeURIComponent(cursor)}`;
+        const body = await json(await s.request(`/v1/identifiers/batch/7788?limit=4${q}`, { key }));
+        ids.push(...body.data.map((r: { id: string }) => r.id));
+        cursor = body.meta.next_cursor;
+      } while (cursor !== null);
+      assert.equal(ids.length, 23);
+      assert.equal(new Set(ids).size, 23);
+      const first = await json(await s.request('/v1/identifiers/lot/7788?limit=4', { key }));
+      const r = await s.request(
+        `/v1/identifiers/lot/7789?cursor=${encodeURIComponent(first.meta.next_cursor)}`,
+        { key },
+      );
+      assert.equal((await json(r)).type, '/problems/invalid-cursor', 'a cursor belongs to its identifier');
+    } finally {
+      await s.close();
+    }
+  });
+});

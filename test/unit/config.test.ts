@@ -1,0 +1,59 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { ConfigError, loadConfig, parseDatabaseUrl, sourceUrlVariable } from '../../src/config.ts';
+
+const IDS = ['us-fda-food'];
+
+test('defaults: SQLite file, port 8080, the spec plans with scale at 1,000,000 requests', () => {
+  const c = loadConfig({}, IDS);
+  assert.deepEqual(c.database, { engine: 'sqlite', path: './data/recalls.db' });
+  assert.equal(c.port, 8080);
+  assert.equal(c.plans.free.requestsPerMonth, 500);
+  assert.equal(c.plans.free.identifiersPerMonth, 5000);
+  assert.equal(c.plans.free.burstPerMinute, 10);
+  assert.equal(c.plans.scale.requestsPerMonth, 1_000_000);
+  assert.equal(c.plans.growth.burstPerMinute, 300);
+  assert.equal(c.ingest.schedule, 'daily');
+});
+
+test('scale becomes unmetered with one setting', () => {
+  assert.equal(
+    loadConfig({ RECALLS_PLAN_SCALE_REQUESTS: 'unmetered' }, IDS).plans.scale.requestsPerMonth,
+    null,
+  );
+});
+
+test('source overrides are read per id; burst exemptions take addresses and CIDRs', () => {
+  assert.equal(sourceUrlVariable('us-fda-food'), 'RECALLS_SOURCE_US_FDA_FOOD_URL');
+  const c = loadConfig(
+    { RECALLS_SOURCE_US_FDA_FOOD_URL: 'http://127.0.0.1:9000/', RECALLS_BURST_EXEMPT: '10.1.0.0/16, ::1' },
+    IDS,
+  );
+  assert.equal(c.sourceUrls['us-fda-food'], 'http://127.0.0.1:9000');
+  assert.ok(c.burstExempt.check('10.1.200.3', 'ipv4'));
+  assert.ok(!c.burstExempt.check('10.2.0.1', 'ipv4'));
+  assert.ok(c.burstExempt.check('::1', 'ipv6'));
+});
+
+test('DATABASE_URL accepts paths, sqlite: and file: forms, and PostgreSQL URLs', () => {
+  assert.deepEqual(parseDatabaseUrl('sqlite:/tmp/x.db'), { engine: 'sqlite', path: '/tmp/x.db' });
+  assert.deepEqual(parseDatabaseUrl('file:./y.db'), { engine: 'sqlite', path: './y.db' });
+  assert.deepEqual(parseDatabaseUrl('postgres://u@h/db'), { engine: 'postgres', url: 'postgres://u@h/db' });
+});
+
+test('a bad value stops start-up with an error naming the variable', () => {
+  for (const [name, value] of [
+    ['PORT', 'eighty'],
+    ['PORT', '70000'],
+    ['RECALLS_PLAN_FREE_BURST', '0'],
+    ['RECALLS_BURST_EXEMPT', 'not-an-ip'],
+    ['RECALLS_BURST_EXEMPT', '10.0.0.0/40'],
+    ['RECALLS_INGEST_SCHEDULE', 'hourly'],
+    ['RECALLS_SOURCE_US_FDA_FOOD_URL', 'not a url'],
+  ]) {
+    assert.throws(
+      () => loadConfig({ [name!]: value }, IDS),
+      (e: unknown) => e instanceof ConfigError && e.message.includes(name!),
+    );
+  }
+});
