@@ -3,6 +3,7 @@
  * back as domain shapes; no caller sees a column name.
  */
 import type { Kysely, SelectQueryBuilder } from 'kysely';
+import type { Hit } from '../domain/check.ts';
 import type { Confidence, IdentifierKind } from '../domain/identifiers/kinds.ts';
 import type { Identifier, Recall, Revision } from '../domain/recall.ts';
 import type { HazardCategory, Remedy, Severity } from '../domain/taxonomy.ts';
@@ -39,20 +40,6 @@ export interface RecallMatch extends RecallSummary {
 export interface ProbeKeys {
   matchKeys: string[];
   productKeys: string[];
-}
-
-/** One stored identifier that a probe key hit, with what a receipt records of its recall. */
-export interface IdentifierHit {
-  matchKey: string;
-  productKey: string | null;
-  recallId: string;
-  revision: number;
-  title: string | null;
-  jurisdiction: string;
-  recallDate: string | null;
-  severity: string | null;
-  url: string | null;
-  sourceId: string;
 }
 
 const NO_DATE = '0000-00-00';
@@ -272,9 +259,9 @@ export class RecallsStore {
    * Every stored identifier hit by any of the given keys, with its recall's receipt fields: the
    * set-based query behind a catalogue check (chunked only to stay under driver parameter limits).
    */
-  async hits(matchKeys: string[], productKeys: string[]): Promise<IdentifierHit[]> {
+  async hits(matchKeys: string[], productKeys: string[]): Promise<Hit[]> {
     const CHUNK = 5000;
-    const out: IdentifierHit[] = [];
+    const out: Hit[] = [];
     const run = async (column: 'match_key' | 'product_key', keys: string[]) => {
       for (let i = 0; i < keys.length; i += CHUNK) {
         const rows = await this.db
@@ -290,7 +277,6 @@ export class RecallsStore {
             'recalls.recall_date',
             'recalls.severity',
             'recalls.url',
-            'recalls.source_id',
           ])
           .where(`identifiers.${column}`, 'in', keys.slice(i, i + CHUNK))
           .execute();
@@ -305,7 +291,6 @@ export class RecallsStore {
             recallDate: r.recall_date,
             severity: r.severity,
             url: r.url,
-            sourceId: r.source_id,
           });
         }
       }

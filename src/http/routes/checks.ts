@@ -1,8 +1,9 @@
 /** POST /v1/checks, GET /v1/checks, GET /v1/checks/{id}: catalogue checks and their receipts. */
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
-import { decodeCursor, encodeCursor, filterFingerprint } from '../../domain/cursor.ts';
+import type { CheckReceipt } from '../../domain/check.ts';
 import type { RouteContext } from '../app.ts';
+import { Walk } from '../paging.ts';
 import { CheckService, parseIdempotencyKey, type CheckInput } from '../check-service.ts';
 import { ProblemError } from '../problems.ts';
 import { sourceOfRecallId } from '../source-catalog.ts';
@@ -32,9 +33,16 @@ const CheckBody = Type.Object(
 const ListQuery = Type.Object({ limit: Type.Optional(LimitSchema), cursor: Type.Optional(CursorSchema) });
 const IdParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 128 }) });
 
-function attributionOf(ctx: RouteContext, recallIds: string[]): { attribution?: string[] } {
-  const attribution = ctx.catalog.attribution(recallIds.map(sourceOfRecallId));
-  return attribution.length > 0 ? { attribution } : {};
+/** Meta of a single receipt: all enabled sources' freshness, the matched records' attribution. */
+async function receiptMeta(ctx: RouteContext, receipt: CheckReceipt) {
+  const attribution = ctx.catalog.attribution(
+    (receipt.matches ?? []).map((m) => sourceOfRecallId(m.recall_id)),
+  );
+  return {
+    count: 1,
+    data_as_of: await ctx.catalog.dataAsOf(),
+    ...(attribution.length > 0 ? { attribution } : {}),
+  };
 }
 
 export function registerCheckRoutes(app: FastifyInstance, ctx: RouteContext): void {
@@ -75,14 +83,7 @@ export function registerCheckRoutes(app: FastifyInstance, ctx: RouteContext): vo
       if (replayed) reply.header('Idempotent-Replayed', 'true');
       return reply.code(201).send({
         data: receipt,
-        meta: {
-          count: 1,
-          data_as_of: await catalog.dataAsOf(),
-          ...attributionOf(
-            ctx,
-            (receipt.matches ?? []).map((m) => m.recall_id),
-          ),
-        },
+        meta: await receiptMeta(ctx, receipt),
       });
     },
   );
@@ -103,14 +104,8 @@ export function registerCheckRoutes(app: FastifyInstance, ctx: RouteContext): vo
       const auth = request.auth;
       if (auth.state !== 'valid') throw new Error('list reached without a key');
       const q = request.query as typeof ListQuery.static;
-      const fingerprint = filterFingerprint({ key: auth.key.id });
-      let before: number | undefined;
-      if (q.cursor !== undefined) {
-        const [seq] = decodeCursor(q.cursor, 'checks', fingerprint);
-        if (typeof seq !== 'number' || !Number.isInteger(seq))
-          throw new ProblemError('invalid-cursor', 'Invalid cursor.', { parameter: 'cursor' });
-        before = seq;
-      }
+      const walk = new Walk('checks', { key: auth.key.id });
+      const before = walk.numberPosition(q.cursor);
       const limit = q.limit ?? 50;
       const page = await deps.store.checks.list(auth.key.id, limit, before);
       return {
@@ -118,8 +113,7 @@ export function registerCheckRoutes(app: FastifyInstance, ctx: RouteContext): vo
         meta: {
           count: page.rows.length,
           limit,
-          next_cursor:
-            page.more && page.lastSeq !== null ? encodeCursor('checks', fingerprint, [page.lastSeq]) : null,
+          next_cursor: walk.next(page.more, page.lastSeq === null ? undefined : [page.lastSeq]),
           data_as_of: await catalog.dataAsOf(),
         },
       };
@@ -147,14 +141,7 @@ export function registerCheckRoutes(app: FastifyInstance, ctx: RouteContext): vo
       if (receipt === undefined) throw new ProblemError('not-found', `No check "${id}" for this API key.`);
       return {
         data: receipt,
-        meta: {
-          count: 1,
-          data_as_of: await catalog.dataAsOf(),
-          ...attributionOf(
-            ctx,
-            (receipt.matches ?? []).map((m) => m.recall_id),
-          ),
-        },
+        meta: await receiptMeta(ctx, receipt),
       };
     },
   );

@@ -1,13 +1,13 @@
 /** GET /v1/identifiers/{kind}/{value}: recalls holding one identifier, in any of its printed forms. */
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
-import { decodeCursor, encodeCursor, filterFingerprint } from '../../domain/cursor.ts';
 import { IDENTIFIER_KINDS, parseKind } from '../../domain/identifiers/kinds.ts';
 import { lookupKeys } from '../../domain/identifiers/match-keys.ts';
 import { normaliseIdentifier } from '../../domain/identifiers/normalise.ts';
 import { positionOf } from '../../store/recalls-store.ts';
 import type { RouteContext } from '../app.ts';
-import { ProblemError, invalidParameter } from '../problems.ts';
+import { Walk } from '../paging.ts';
+import { invalidParameter } from '../problems.ts';
 import { CursorSchema, envelope, KEYED_ERRORS, LimitSchema, RecallMatchSchema } from '../schemas.ts';
 
 const Params = Type.Object({
@@ -55,14 +55,8 @@ export function registerIdentifierRoutes(app: FastifyInstance, { deps, catalog }
           'value',
           `Cannot normalise ${kind} "${value}": ${normalised.detail} (${normalised.reason}).`,
         );
-      const fingerprint = filterFingerprint({ kind: normalised.kind, normalized: normalised.normalized });
-      let after: { sortDate: string; id: string } | undefined;
-      if (q.cursor !== undefined) {
-        const [sortDate, id] = decodeCursor(q.cursor, 'identifiers', fingerprint);
-        if (typeof sortDate !== 'string' || typeof id !== 'string')
-          throw new ProblemError('invalid-cursor', 'Invalid cursor.', { parameter: 'cursor' });
-        after = { sortDate, id };
-      }
+      const walk = new Walk('identifiers', { kind: normalised.kind, normalized: normalised.normalized });
+      const after = walk.recallPosition(q.cursor);
       const limit = q.limit ?? 50;
       const page = await deps.store.recalls.lookup(
         lookupKeys(normalised.kind, normalised.normalized),
@@ -76,10 +70,10 @@ export function registerIdentifierRoutes(app: FastifyInstance, { deps, catalog }
         meta: {
           count: page.rows.length,
           limit,
-          next_cursor:
-            page.more && last !== undefined
-              ? encodeCursor('identifiers', fingerprint, [positionOf(last).sortDate, last.id])
-              : null,
+          next_cursor: walk.next(
+            page.more,
+            last === undefined ? undefined : [positionOf(last).sortDate, last.id],
+          ),
           data_as_of: await catalog.dataAsOf(),
           ...(attribution.length > 0 ? { attribution } : {}),
         },

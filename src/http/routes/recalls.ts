@@ -1,10 +1,10 @@
 /** GET /v1/recalls, /v1/recalls/{id}, /v1/recalls/{id}/revisions. */
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
-import { decodeCursor, encodeCursor, filterFingerprint } from '../../domain/cursor.ts';
 import { isCalendarDate } from '../../domain/dates.ts';
 import { positionOf, type RecallFilters } from '../../store/recalls-store.ts';
 import type { RouteContext } from '../app.ts';
+import { Walk } from '../paging.ts';
 import { ProblemError, invalidParameter } from '../problems.ts';
 import {
   CursorSchema,
@@ -86,23 +86,15 @@ export function registerRecallRoutes(app: FastifyInstance, { deps, catalog }: Ro
         from: q.from,
         to: q.to,
       };
-      const fingerprint = filterFingerprint({ ...filters });
+      const walk = new Walk('recalls', { ...filters });
       const limit = q.limit ?? 50;
-      const after =
-        q.cursor === undefined
-          ? undefined
-          : (() => {
-              const [sortDate, id] = decodeCursor(q.cursor, 'recalls', fingerprint);
-              if (typeof sortDate !== 'string' || typeof id !== 'string')
-                throw new ProblemError('invalid-cursor', 'Invalid cursor.', { parameter: 'cursor' });
-              return { sortDate, id };
-            })();
+      const after = walk.recallPosition(q.cursor);
       const page = await store.recalls.list(filters, limit, after);
       const last = page.rows[page.rows.length - 1];
-      const next =
-        page.more && last !== undefined
-          ? encodeCursor('recalls', fingerprint, [positionOf(last).sortDate, last.id])
-          : null;
+      const next = walk.next(
+        page.more,
+        last === undefined ? undefined : [positionOf(last).sortDate, last.id],
+      );
       const attribution = catalog.attribution(page.rows.map((r) => r.source.id));
       return {
         data: page.rows,
@@ -170,14 +162,8 @@ export function registerRecallRoutes(app: FastifyInstance, { deps, catalog }: Ro
     async (request) => {
       const { id } = request.params as typeof IdParams.static;
       const q = request.query as typeof RevisionsQuery.static;
-      const fingerprint = filterFingerprint({ id });
-      let afterRevision = 0;
-      if (q.cursor !== undefined) {
-        const [n] = decodeCursor(q.cursor, 'revisions', fingerprint);
-        if (typeof n !== 'number' || !Number.isInteger(n))
-          throw new ProblemError('invalid-cursor', 'Invalid cursor.', { parameter: 'cursor' });
-        afterRevision = n;
-      }
+      const walk = new Walk('revisions', { id });
+      const afterRevision = walk.numberPosition(q.cursor) ?? 0;
       const sourceId = await store.recalls.sourceOf(id);
       if (sourceId === undefined) throw new ProblemError('not-found', `No recall with id "${id}".`);
       const limit = q.limit ?? 50;
@@ -188,8 +174,7 @@ export function registerRecallRoutes(app: FastifyInstance, { deps, catalog }: Ro
         meta: {
           count: page.rows.length,
           limit,
-          next_cursor:
-            page.more && last !== undefined ? encodeCursor('revisions', fingerprint, [last.revision]) : null,
+          next_cursor: walk.next(page.more, last === undefined ? undefined : [last.revision]),
           data_as_of: await catalog.dataAsOf((m) => m.id === sourceId),
           attribution: catalog.attribution([sourceId]),
         },

@@ -1,13 +1,12 @@
 import { test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdir, mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createArchive, readMirror, type FetchState } from '../../../src/ingest/archive.ts';
 import { createConditionalFetcher } from '../../../src/ingest/conditional-fetcher.ts';
 import { createUpstreamClient } from '../../../src/ingest/http-client.ts';
+import { scriptedAgency } from '../../support/scripted-agency.ts';
 
 async function tempDir(t: TestContext): Promise<string> {
   const dir = await mkdtemp(join(tmpdir(), 'recalls-archive-'));
@@ -122,51 +121,12 @@ test('readMirror: accepted files of DIR/<source>, sorted by name; missing folder
 
 // --- conditional fetcher, against a real local server ---
 
-type Handler = (req: IncomingMessage, res: ServerResponse) => void;
-
-/** A scripted agency: requests must come in the scripted order; anything else fails `finish()`. */
-async function agency(t: TestContext, script: Array<[path: string, handler: Handler]>) {
-  const queue = [...script];
-  const unexpected: string[] = [];
-  const requests: IncomingMessage['headers'][] = [];
-  const server = createServer((req, res) => {
-    requests.push(req.headers);
-    const next = queue[0];
-    if (next === undefined || next[0] !== req.url) {
-      unexpected.push(`${req.method} ${req.url}`);
-      res.writeHead(418).end();
-      return;
-    }
-    queue.shift();
-    next[1](req, res);
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const close = async (): Promise<void> => {
-    server.closeAllConnections();
-    await new Promise<void>((resolve) => server.close(() => resolve()));
-  };
-  t.after(close);
-  return {
-    url: (path: string) => `http://127.0.0.1:${(server.address() as AddressInfo).port}${path}`,
-    requests,
-    async finish(): Promise<void> {
-      await close();
-      assert.deepEqual(unexpected, [], 'unexpected requests');
-      assert.deepEqual(
-        queue.map(([p]) => p),
-        [],
-        'scripted answers never asked for',
-      );
-    },
-  };
-}
-
 const client = createUpstreamClient({ timeoutMs: 2_000, retries: 1, sleep: async () => {} });
 
 test('conditional fetcher: a 304 on the next run returns the archived body; state follows the newest copy', async (t) => {
   const root = await tempDir(t);
   const archive = createArchive(root);
-  const s = await agency(t, [
+  const s = await scriptedAgency(t, [
     [
       '/feed',
       (_req, res) =>
@@ -195,7 +155,7 @@ test('conditional fetcher: a 304 on the next run returns the archived body; stat
   const first = await runOnce('r1');
   assert.equal(first.res.status, 200);
   assert.equal(first.res.body.toString(), '{"v":1}');
-  assert.equal(s.requests[0]?.['if-none-match'], undefined);
+  assert.equal(s.requests[0]?.headers['if-none-match'], undefined);
   assert.deepEqual(
     { ...first.fetcher.state() },
     {
@@ -204,8 +164,8 @@ test('conditional fetcher: a 304 on the next run returns the archived body; stat
   );
 
   const second = await runOnce('r2');
-  assert.equal(s.requests[1]?.['if-none-match'], '"v1"');
-  assert.equal(s.requests[1]?.['if-modified-since'], 'Wed, 01 May 2024 06:00:00 GMT');
+  assert.equal(s.requests[1]?.headers['if-none-match'], '"v1"');
+  assert.equal(s.requests[1]?.headers['if-modified-since'], 'Wed, 01 May 2024 06:00:00 GMT');
   assert.equal(second.res.status, 304);
   assert.equal(second.res.body.toString(), '{"v":1}', 'the archived body');
   assert.deepEqual(second.fetcher.pages(), [{ url: feed, status: 304, archivedAs: 'r2/page-0001.json' }]);
@@ -215,8 +175,8 @@ test('conditional fetcher: a 304 on the next run returns the archived body; stat
   // the archived copy is gone: the 304 cannot be served from the archive, so refetch unconditionally
   await rm(join(root, 'us-cpsc', 'r2'), { recursive: true });
   const third = await runOnce('r3');
-  assert.equal(s.requests[2]?.['if-none-match'], '"v1"');
-  assert.equal(s.requests[3]?.['if-none-match'], undefined);
+  assert.equal(s.requests[2]?.headers['if-none-match'], '"v1"');
+  assert.equal(s.requests[3]?.headers['if-none-match'], undefined);
   assert.equal(third.res.status, 200);
   assert.equal(third.res.body.toString(), '{"v":2}');
   assert.deepEqual({ ...third.fetcher.state() }, { [feed]: { etag: '"v2"', file: 'r3/page-0001.json' } });
@@ -226,7 +186,7 @@ test('conditional fetcher: a 304 on the next run returns the archived body; stat
 test('conditional fetcher: only bodies archived as served get validators; a 304 not re-archived keeps its old file', async (t) => {
   const root = await tempDir(t);
   const archive = createArchive(root);
-  const s = await agency(t, [
+  const s = await scriptedAgency(t, [
     ['/index', (_req, res) => res.writeHead(200, { etag: '"i1"' }).end('index')],
     ['/data', (_req, res) => res.writeHead(200, { etag: '"d1"' }).end('data')],
     ['/old', (_req, res) => res.writeHead(304).end()],
@@ -267,7 +227,7 @@ test('conditional fetcher: only bodies archived as served get validators; a 304 
 
 test('conditional fetcher: a yielded page without url is linked by its body', async (t) => {
   const archive = createArchive(await tempDir(t));
-  const s = await agency(t, [
+  const s = await scriptedAgency(t, [
     ['/p', (_req, res) => res.writeHead(200, { 'last-modified': 'Wed, 01 May 2024 06:00:00 GMT' }).end('p')],
   ]);
   const fetcher = createConditionalFetcher({
