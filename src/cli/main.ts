@@ -30,7 +30,7 @@ function describe(outcome: SourceOutcome): string {
 }
 
 async function serve(): Promise<void> {
-  const rt = await openRuntime();
+  const rt = await openRuntime({ logTo: 'stdout' });
   const burstLimiter = createMemoryBurstLimiter();
   const app = await buildApp({
     store: rt.store,

@@ -13,9 +13,16 @@ export interface Runtime {
   logger: pino.Logger;
 }
 
-export async function openRuntime(env: NodeJS.ProcessEnv = process.env): Promise<Runtime> {
+/**
+ * Opens configuration, logger and store. `serve` logs to stdout like any service; the other
+ * commands log to stderr so that their stdout carries only their answer (a key, a summary).
+ */
+export async function openRuntime(
+  options: { logTo?: 'stdout' | 'stderr' } = {},
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<Runtime> {
   const config = loadConfig(env, SOURCE_IDS);
-  const logger = pino({ level: config.logLevel });
+  const logger = pino({ level: config.logLevel }, pino.destination(options.logTo === 'stdout' ? 1 : 2));
   const store = await openStore(config.database);
   await store.sources.register(
     SOURCE_ADAPTERS.map((a) => ({ id: a.meta.id, agency: a.meta.agency, jurisdiction: a.meta.jurisdiction })),
