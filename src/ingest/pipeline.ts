@@ -119,7 +119,7 @@ export async function runIngest(deps: IngestDeps, options: IngestOptions = {}): 
           reason: `already rebuilt today (${last}); --force to run again`,
         };
       } else {
-        outcome = await ingestSource(deps, adapter, options, now, log);
+        outcome = await ingestSource(deps, adapter, options, now, log, last === null ? null : new Date(last));
       }
       outcomes.push(outcome);
       options.onProgress?.({ type: 'source-end', outcome });
@@ -137,6 +137,7 @@ async function ingestSource(
   options: IngestOptions,
   now: () => Date,
   log: NonNullable<IngestDeps['log']>,
+  since: Date | null,
 ): Promise<SourceOutcome> {
   const id = adapter.meta.id;
   const drafts: RecallDraft[] = [];
@@ -165,7 +166,7 @@ async function ingestSource(
         state: await deps.archive.loadFetchState(id),
       });
       const baseUrl = deps.sourceUrls[id] ?? adapter.meta.defaultBaseUrl;
-      for await (const page of adapter.fetch({ baseUrl, fetcher, now: now() })) {
+      for await (const page of adapter.fetch({ baseUrl, fetcher, now: now(), since })) {
         await fetcher.archive(page);
         take(page);
       }

@@ -54,6 +54,11 @@ export interface FetchContext {
   fetcher: PageFetcher;
   /** The run's clock reading, for date-sliced paging. */
   now: Date;
+  /**
+   * When this source last succeeded (null on its first run, or when forced to rebuild from
+   * scratch): incremental feeds fetch what changed since then, with a safety margin.
+   */
+  since: Date | null;
 }
 
 export interface SourceAdapter {

@@ -59,7 +59,7 @@ async function collect(pages: AsyncIterable<RawPage>): Promise<RawPage[]> {
 }
 
 function ctx(fetcher: PageFetcher, now: string, baseUrl = BASE): FetchContext {
-  return { baseUrl, fetcher, now: new Date(now) };
+  return { baseUrl, fetcher, now: new Date(now), since: null };
 }
 
 test('builds the report_date slice address openFDA expects', () => {

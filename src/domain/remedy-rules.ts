@@ -1,0 +1,62 @@
+/**
+ * Remedy from the agency's own wording: an ordered rule table mapping what the agency tells
+ * people to do onto the contract's remedy values. The first rule that matches wins; wording
+ * that names none of them is `other`; no wording at all is `unknown`.
+ */
+import type { Remedy } from './taxonomy.ts';
+
+export interface RemedyRule {
+  remedy: Exclude<Remedy, 'other' | 'unknown'>;
+  patterns: RegExp[];
+}
+
+/** Order matters: a concrete remedy offered (repair, replace, refund) beats the advice to stop using. */
+export const REMEDY_RULES: readonly RemedyRule[] = [
+  {
+    remedy: 'repair',
+    patterns: [
+      /\brepair(s|ed)?\b/i,
+      /\bfree (repair|inspection|retrofit|fix)\b/i,
+      /\bretrofit\b/i,
+      /\breprogram/i,
+      /\bsoftware update\b/i,
+      /\bdealers? will (inspect|replace|repair|install|update|modify|adjust)/i,
+      /\brework\b/i,
+      /\bremedy kit\b/i,
+    ],
+  },
+  { remedy: 'replace', patterns: [/\breplace(ment|d)?\b/i, /\bexchange\b/i] },
+  { remedy: 'refund', patterns: [/\brefund/i, /\bmoney back\b/i, /\breimburse/i, /\bcredit\b/i] },
+  {
+    remedy: 'dispose',
+    patterns: [
+      /\b(dispose|disposal|destroy|discard|throw (it |them )?(away|out))\b/i,
+      /\bdo not (eat|consume|drink)\b/i,
+      /\breturn (it |them |the product )?to the (store|place of purchase|shop)\b/i,
+    ],
+  },
+  {
+    remedy: 'stop_use',
+    patterns: [
+      /\bstop us(e|ing)\b/i,
+      /\bdo not use\b/i,
+      /\bcease us(e|ing)\b/i,
+      /\bimmediately (stop|unplug|remove)\b/i,
+      /\bpark (it )?outside\b/i,
+      /\bdo not drive\b/i,
+    ],
+  },
+];
+
+/** Maps remedy wording (one or several phrases) to a canonical remedy. */
+export function classifyRemedy(
+  text: string | null | undefined | readonly (string | null | undefined)[],
+): Remedy {
+  const parts = (Array.isArray(text) ? text : [text]).filter(
+    (t): t is string => typeof t === 'string' && t.trim() !== '',
+  );
+  if (parts.length === 0) return 'unknown';
+  const joined = parts.join(' \n ');
+  for (const rule of REMEDY_RULES) if (rule.patterns.some((p) => p.test(joined))) return rule.remedy;
+  return 'other';
+}
