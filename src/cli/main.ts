@@ -12,6 +12,7 @@ import { buildApp } from '../http/app.ts';
 import { runIngest, type ProgressEvent, type SourceOutcome } from '../ingest/pipeline.ts';
 import { SOURCE_ADAPTERS, SOURCE_IDS } from '../ingest/registry.ts';
 import { startDailySchedule } from '../ingest/scheduler.ts';
+import { formatQualityReport } from './report.ts';
 import { ingestDeps, openRuntime } from './runtime.ts';
 
 const BIN = fileURLToPath(new URL('../../bin/recalls.js', import.meta.url));
@@ -141,6 +142,18 @@ export async function main(argv: string[]): Promise<void> {
     .option('--force', 'run even if the source was already rebuilt today')
     .action(async (options: { from?: string; source?: string[]; force?: boolean }) => {
       process.exitCode = await ingest(options);
+    });
+
+  program
+    .command('report')
+    .description('Print the data-quality report: per source, identifiers, severity, remedy and hazard')
+    .action(async () => {
+      const rt = await openRuntime();
+      try {
+        process.stdout.write(formatQualityReport(await rt.store.report.quality()));
+      } finally {
+        await rt.store.close();
+      }
     });
 
   program

@@ -12,6 +12,7 @@ import { KeysStore } from './keys-store.ts';
 import { LocksStore } from './locks-store.ts';
 import { migrationProvider } from './migrations/index.ts';
 import { RecallsStore } from './recalls-store.ts';
+import { ReportStore } from './report-store.ts';
 import { SourcesStore } from './sources-store.ts';
 import { UsageStore } from './usage-store.ts';
 
@@ -32,6 +33,7 @@ export interface Store {
   readonly usage: UsageStore;
   readonly checks: ChecksStore;
   readonly locks: LocksStore;
+  readonly report: ReportStore;
   /** A number that changes whenever the corpus or any source's state changes. */
   corpusVersion(): Promise<number>;
   /** True when the error is the database refusing to change a receipt. */
@@ -71,6 +73,7 @@ export async function openStore(database: Config['database']): Promise<Store> {
     usage: new UsageStore(db),
     checks: new ChecksStore(db),
     locks: new LocksStore(db),
+    report: new ReportStore(db),
     async corpusVersion() {
       const row = await db
         .selectFrom('corpus_state')

@@ -65,6 +65,14 @@ describe('recalls ingest --from', () => {
         again.stdout,
         /us-fda-food: ok, 32 records from 1 page\(s\): 0 new, 0 amended, 32 unchanged/,
       );
+      const report = await runCli(['report'], env);
+      assert.equal(report.code, 0, report.stderr);
+      assert.match(
+        report.stdout,
+        /## us-fda-food\nrecords: 32\nwith at least one identifier: \d+ \([\d.]+ %\)\n/,
+      );
+      assert.match(report.stdout, /identifiers: \d+ — .*upc\/extracted \d+/);
+      assert.match(report.stdout, /severity: medium \d+ .*serious \d+/);
       const d = db(dir);
       assert.equal(
         (d.prepare('SELECT count(*) n FROM revisions').get() as { n: number }).n,

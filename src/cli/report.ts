@@ -1,0 +1,38 @@
+/** Formats the data-quality report for a terminal or a note. */
+import type { SourceQuality } from '../store/report-store.ts';
+
+function pct(n: number, of: number): string {
+  return of === 0 ? '–' : `${((100 * n) / of).toFixed(1)} %`;
+}
+
+function distribution(counts: Record<string, number>, total: number): string {
+  return Object.entries(counts)
+    .sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1))
+    .map(([k, n]) => `${k} ${n} (${pct(n, total)})`)
+    .join(', ');
+}
+
+export function formatQualityReport(rows: SourceQuality[]): string {
+  if (rows.length === 0) return 'no records\n';
+  const lines: string[] = [];
+  for (const r of rows) {
+    const unknownSeverity = (r.severity.unknown ?? 0) + (r.severity.null ?? 0);
+    const unknownRemedy = (r.remedy.unknown ?? 0) + (r.remedy.null ?? 0);
+    const noHazard = (r.hazard.other ?? 0) + (r.hazard.null ?? 0);
+    lines.push(`## ${r.sourceId}`);
+    lines.push(`records: ${r.records}`);
+    lines.push(`with at least one identifier: ${r.withIdentifier} (${pct(r.withIdentifier, r.records)})`);
+    const idTotal = r.identifiers.reduce((s, i) => s + i.count, 0);
+    lines.push(
+      `identifiers: ${idTotal}${idTotal === 0 ? '' : ` — ${r.identifiers.map((i) => `${i.kind}/${i.confidence} ${i.count}`).join(', ')}`}`,
+    );
+    lines.push(`severity: ${distribution(r.severity, r.records)}`);
+    lines.push(`remedy: ${distribution(r.remedy, r.records)}`);
+    lines.push(`hazard: ${distribution(r.hazard, r.records)}`);
+    lines.push(
+      `unknown: severity ${pct(unknownSeverity, r.records)}, remedy ${pct(unknownRemedy, r.records)}, hazard other/none ${pct(noHazard, r.records)}`,
+    );
+    lines.push('');
+  }
+  return `${lines.join('\n')}`;
+}

@@ -1,0 +1,166 @@
+/**
+ * Every fault an agency can throw at us, against every registered source, through the real
+ * pipeline: a local HTTP server stands in for the faulty agency, a second one serves openFDA
+ * food healthily. The faulty source is marked failed with its records untouched; the healthy
+ * one completes in the same run.
+ */
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { SourceCatalog } from '../../src/http/source-catalog.ts';
+import { createArchive } from '../../src/ingest/archive.ts';
+import { createUpstreamClient } from '../../src/ingest/http-client.ts';
+import { runIngest } from '../../src/ingest/pipeline.ts';
+import { SOURCE_ADAPTERS } from '../../src/ingest/registry.ts';
+import { openStore, type Store } from '../../src/store/database.ts';
+import { fdaRecord } from '../support/fda-records.ts';
+import { startOpenFdaStandIn } from '../support/openfda-server.ts';
+import { draft } from '../support/service.ts';
+
+type Fault = (req: IncomingMessage, res: ServerResponse, sourceId: string) => void;
+
+const MAX_BYTES = 64 * 1024;
+
+/**
+ * A page in each source's own format that is well-formed but holds no records: the agency
+ * answered, but with nothing where the corpus was expected.
+ */
+const EMPTY_PAGES: Record<string, { type: string; body: string }> = {
+  'us-fda-food': {
+    type: 'application/json',
+    body: JSON.stringify({
+      meta: { last_updated: '2026-06-17', results: { skip: 0, limit: 1000, total: 0 } },
+      results: [],
+    }),
+  },
+};
+
+const FAULTS: Record<string, Fault> = {
+  'a 5xx': (_q, res) =>
+    res.writeHead(503, { 'content-type': 'text/html' }).end('<h1>Service Unavailable</h1>'),
+  'a 429': (_q, res) => res.writeHead(429, { 'retry-after': '0' }).end('slow down'),
+  'a timeout': () => {
+    /* never answers */
+  },
+  'a connection reset': (req) => req.socket.destroy(),
+  'a truncated body': (_q, res) => {
+    res.writeHead(200, { 'content-type': 'application/json', 'content-length': '5000' });
+    res.write('[{"partial": ');
+    res.socket?.destroy();
+  },
+  'a malformed body': (_q, res) =>
+    res.writeHead(200, { 'content-type': 'application/json' }).end('{"results": [<broken'),
+  'an empty page': (_q, res, id) => {
+    const page = EMPTY_PAGES[id]!;
+    res.writeHead(200, { 'content-type': page.type }).end(page.body);
+  },
+  'a schema change': (_q, res) =>
+    res
+      .writeHead(200, { 'content-type': 'application/json' })
+      .end(JSON.stringify({ data: { items: [{ id: 1 }] }, version: 2 })),
+  'a redirect loop': (req, res) => res.writeHead(302, { location: req.url ?? '/' }).end(),
+  'an oversized body': (_q, res) => {
+    res.writeHead(200, { 'content-type': 'application/json' });
+    res.end(`[${'"x",'.repeat(MAX_BYTES / 2)}"x"]`);
+  },
+};
+
+async function faultyAgency(
+  fault: Fault,
+  sourceId: string,
+): Promise<{ url: string; close(): Promise<void> }> {
+  const server: Server = createServer((req, res) => fault(req, res, sourceId));
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+describe('faults at the agency', () => {
+  let healthy: Awaited<ReturnType<typeof startOpenFdaStandIn>>;
+  before(async () => {
+    healthy = await startOpenFdaStandIn('/food/enforcement.json', [fdaRecord(1), fdaRecord(2)]);
+  });
+  after(() => healthy.close());
+
+  test('every registered source has an empty page to be tested with', () => {
+    for (const { meta } of SOURCE_ADAPTERS) assert.ok(EMPTY_PAGES[meta.id], `EMPTY_PAGES lacks ${meta.id}`);
+  });
+
+  for (const { meta } of SOURCE_ADAPTERS) {
+    for (const [name, fault] of Object.entries(FAULTS)) {
+      test(`${meta.id}: ${name} marks it failed, keeps its records, and the other sources complete`, async () => {
+        const dir = mkdtempSync(join(tmpdir(), 'recalls-fault-'));
+        const agency = await faultyAgency(fault, meta.id);
+        let store: Store | undefined;
+        try {
+          store = await openStore({ engine: 'sqlite', path: join(dir, 'r.db') });
+          await store.sources.register(SOURCE_ADAPTERS.map((a) => a.meta));
+          const before = [draft('KEEP-1'), draft('KEEP-2', { title: 'kept as it was' })];
+          await store.ingest.apply({
+            sourceId: meta.id,
+            jurisdiction: meta.jurisdiction,
+            drafts: before,
+            dataAsOf: '2026-01-01',
+            observedAt: '2026-01-02T00:00:00.000Z',
+          });
+          const snapshot = JSON.stringify(await store.recalls.list({ source: meta.id }, 200));
+          const others = meta.id === 'us-fda-food' ? [] : ['us-fda-food'];
+          const result = await runIngest(
+            {
+              store,
+              adapters: SOURCE_ADAPTERS,
+              archive: createArchive(join(dir, 'archive')),
+              client: createUpstreamClient({
+                timeoutMs: 400,
+                idleTimeoutMs: 300,
+                retries: 1,
+                backoffBaseMs: 1,
+                backoffMaxMs: 5,
+                maxBytes: MAX_BYTES,
+              }),
+              sourceUrls: {
+                [meta.id]: agency.url,
+                ...(others.length > 0 ? { 'us-fda-food': healthy.url } : {}),
+              },
+            },
+            { sourceIds: [meta.id, ...others], force: true },
+          );
+          assert.equal(result.status, 'completed');
+          if (result.status !== 'completed') return;
+          const faulty = result.sources.find((s) => s.sourceId === meta.id)!;
+          assert.equal(faulty.status, 'failed', JSON.stringify(faulty));
+          assert.equal(faulty.defect, false, `an agency fault, not a defect of ours: ${faulty.reason}`);
+          for (const id of others) assert.equal(result.sources.find((s) => s.sourceId === id)?.status, 'ok');
+          const state = (await store.sources.list()).find((s) => s.id === meta.id)!;
+          assert.equal(state.consecutive_failures, 1);
+          assert.equal(state.data_as_of, '2026-01-01', 'freshness untouched');
+          assert.equal(
+            JSON.stringify(await store.recalls.list({ source: meta.id }, 200)),
+            snapshot,
+            'records untouched',
+          );
+          const health = await new SourceCatalog(
+            store,
+            SOURCE_ADAPTERS.map((a) => a.meta),
+          ).health(new Date('2026-01-02T01:00:00Z'));
+          assert.equal(health.status, 'degraded');
+          assert.ok(health.degraded.includes(meta.id));
+        } finally {
+          await store?.close();
+          await agency.close();
+          rmSync(dir, { recursive: true, force: true });
+        }
+      });
+    }
+  }
+});
