@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
+import { openRawEngine } from '../support/database.ts';
 import { draft, json, startService, type TestService } from '../support/service.ts';
 
 const sha256 = (s: string) => createHash('sha256').update(s).digest('hex');
@@ -118,8 +119,7 @@ describe('POST /v1/checks and receipts', () => {
     assert.notEqual(fresh.data.check_id, data.check_id);
     assert.equal(fresh.data.result_digest, data.result_digest, 'equal findings, equal digest');
 
-    const engine = await import('../../src/store/engines/sqlite.ts');
-    const raw = engine.openSqlite(`${s.dir}/recalls.db`);
+    const raw = openRawEngine(s.config.database);
     const { sql } = await import('kysely');
     await assert.rejects(sql`UPDATE checks SET label = 'x'`.execute(raw.db), /immutable/);
     await assert.rejects(sql`DELETE FROM checks`.execute(raw.db), /immutable/);

@@ -368,6 +368,6 @@ describe('malformed input never gives a 5xx', () => {
     const p = await assertProblem(r, 500, '/problems/internal');
     assert.match(p.detail, /req_[A-Za-z0-9]{16}/);
     assert.doesNotMatch(JSON.stringify(p), /sqlite|kysely|stack|at \//i);
-    await t.app.close();
+    await t.close();
   });
 });

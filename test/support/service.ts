@@ -11,6 +11,7 @@ import { buildApp, type App } from '../../src/http/app.ts';
 import { createMemoryBurstLimiter } from '../../src/http/gates/burst.ts';
 import { SOURCE_ADAPTERS, SOURCE_IDS } from '../../src/ingest/registry.ts';
 import { openStore, type Store } from '../../src/store/database.ts';
+import { createTestDatabase } from './database.ts';
 
 export interface TestService {
   url: string;
@@ -48,7 +49,8 @@ export async function startService(
     { RECALLS_ARCHIVE_DIR: join(dir, 'archive'), RECALLS_BURST_EXEMPT: '127.0.0.1,::1', ...options.env },
     SOURCE_IDS,
   );
-  config.database = { engine: 'sqlite', path: join(dir, 'recalls.db') };
+  const testDb = await createTestDatabase(dir);
+  config.database = testDb.database;
   const store = await openStore(config.database);
   await store.sources.register(
     SOURCE_ADAPTERS.map((a) => ({ id: a.meta.id, agency: a.meta.agency, jurisdiction: a.meta.jurisdiction })),
@@ -96,7 +98,8 @@ export async function startService(
     },
     async close() {
       await app.close();
-      await store.close();
+      await store.close().catch(() => {}); // a test may have closed it already
+      await testDb.drop();
       rmSync(dir, { recursive: true, force: true });
     },
   };

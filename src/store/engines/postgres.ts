@@ -1,7 +1,7 @@
 /**
  * The shared engine for several API nodes: PostgreSQL through `pg`'s connection pool.
  */
-import { Kysely, PostgresDialect } from 'kysely';
+import { Kysely, PostgresDialect, sql } from 'kysely';
 import pg from 'pg';
 import type { Engine } from '../engine.ts';
 import type { Database } from '../schema.ts';
@@ -12,6 +12,7 @@ export function openPostgres(url: string): Engine {
   return {
     name: 'postgres',
     db,
+    textType: sql`text collate "C"`,
     serialPrimaryKey: 'bigserial',
     receiptImmutabilitySql: () => [
       `CREATE FUNCTION refuse_receipt_change() RETURNS trigger LANGUAGE plpgsql AS $$

@@ -20,6 +20,7 @@ export function openSqlite(path: string): Engine {
   return {
     name: 'sqlite',
     db,
+    textType: 'text',
     serialPrimaryKey: 'integer',
     receiptImmutabilitySql: () => [
       `CREATE TRIGGER checks_refuse_update BEFORE UPDATE ON checks
