@@ -22,6 +22,8 @@ export interface Config {
   host: string;
   /** `sqlite:<path>` or `postgres://…`, resolved. */
   database: { engine: 'sqlite'; path: string } | { engine: 'postgres'; url: string };
+  /** Shared burst counters for several API nodes; in memory when null. */
+  redisUrl: string | null;
   archiveDir: string;
   /** Base address per source id, only for the sources given an override. */
   sourceUrls: Record<string, string>;
@@ -95,6 +97,13 @@ export function parseDatabaseUrl(raw: string | undefined): Config['database'] {
   return { engine: 'sqlite', path };
 }
 
+function parseRedisUrl(raw: string | undefined): string | null {
+  if (raw === undefined || raw === '') return null;
+  if (!/^rediss?:\/\//i.test(raw))
+    throw new ConfigError(`REDIS_URL must be a redis:// or rediss:// URL, got "${raw}"`);
+  return raw;
+}
+
 /** The environment variable that overrides a source's base address: `RECALLS_SOURCE_US_FDA_FOOD_URL`. */
 export function sourceUrlVariable(sourceId: string): string {
   return `RECALLS_SOURCE_${sourceId.toUpperCase().replace(/-/g, '_')}_URL`;
@@ -159,6 +168,7 @@ export function loadConfig(env: Env, sourceIds: readonly string[]): Config {
     port: integer(env, 'PORT', 8080, 0, 65535),
     host: env.HOST || '127.0.0.1',
     database: parseDatabaseUrl(env.DATABASE_URL),
+    redisUrl: parseRedisUrl(env.REDIS_URL),
     archiveDir: env.RECALLS_ARCHIVE_DIR || './data/archive',
     sourceUrls,
     burstExempt: exempt.list,

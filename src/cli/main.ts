@@ -8,6 +8,7 @@ import { Command, InvalidArgumentError, Option } from 'commander';
 import cliProgress from 'cli-progress';
 import { PLAN_IDS, ConfigError } from '../config.ts';
 import { createMemoryBurstLimiter } from '../http/gates/burst.ts';
+import { createRedisBurstLimiter } from '../http/gates/burst-redis.ts';
 import { buildApp } from '../http/app.ts';
 import { runIngest, type ProgressEvent, type SourceOutcome } from '../ingest/pipeline.ts';
 import { SOURCE_ADAPTERS, SOURCE_IDS } from '../ingest/registry.ts';
@@ -32,7 +33,12 @@ function describe(outcome: SourceOutcome): string {
 
 async function serve(): Promise<void> {
   const rt = await openRuntime({ logTo: 'stdout' });
-  const burstLimiter = createMemoryBurstLimiter();
+  const burstLimiter =
+    rt.config.redisUrl === null
+      ? createMemoryBurstLimiter()
+      : createRedisBurstLimiter(rt.config.redisUrl, {
+          onError: (err) => rt.logger.error({ err }, 'burst limiter: Redis unavailable, admitting'),
+        });
   const app = await buildApp({
     store: rt.store,
     config: rt.config,
