@@ -1,0 +1,343 @@
+/**
+ * Three API processes on one PostgreSQL and one Redis, under concurrent load spread across
+ * them: quotas are exact, burst limits are per client across nodes, receipts written on one
+ * node are read on the others, and a node killed with SIGKILL loses no acknowledged receipt.
+ */
+import assert from 'node:assert/strict';
+import { Agent, request as httpRequest } from 'node:http';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { Redis } from 'ioredis';
+import { openStore, type Store } from '../../src/store/database.ts';
+import { runCli, startCli } from '../support/cli.ts';
+import { createTestDatabase, PG_ADMIN_URL, type TestDatabase } from '../support/database.ts';
+import { fdaRecord } from '../support/fda-records.ts';
+import { startOpenFdaStandIn } from '../support/openfda-server.ts';
+import { REDIS_URL, requireService } from '../support/services.ts';
+import { draft } from '../support/service.ts';
+
+const REDIS_DB_URL = `${REDIS_URL.replace(/\/\d*$/, '')}/7`;
+
+interface Node {
+  url: string;
+  run: ReturnType<typeof startCli>;
+}
+
+interface Answer {
+  status: number;
+  body: any;
+  etag: string | undefined;
+}
+
+/** One HTTP request from a chosen local address (127.0.0.x are all this machine). */
+function call(
+  url: string,
+  path: string,
+  options: { key?: string; method?: string; body?: unknown; from?: string; agent?: Agent } = {},
+): Promise<Answer> {
+  const u = new URL(path, url);
+  const payload = options.body === undefined ? undefined : JSON.stringify(options.body);
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(
+      {
+        host: u.hostname,
+        port: u.port,
+        path: u.pathname + u.search,
+        method: options.method ?? (payload === undefined ? 'GET' : 'POST'),
+        localAddress: options.from ?? '127.0.0.1',
+        agent: options.agent,
+        headers: {
+          ...(options.key === undefined ? {} : { authorization: `Bearer ${options.key}` }),
+          ...(payload === undefined ? {} : { 'content-type': 'application/json' }),
+        },
+      },
+      (res) => {
+        let text = '';
+        res.on('data', (c) => (text += c));
+        res.on('end', () =>
+          resolve({
+            status: res.statusCode ?? 0,
+            body: text === '' ? undefined : JSON.parse(text),
+            etag: res.headers.etag,
+          }),
+        );
+        res.on('error', reject);
+      },
+    );
+    req.on('error', reject);
+    req.end(payload);
+  });
+}
+
+async function startNode(env: Record<string, string>): Promise<Node> {
+  const run = startCli(['serve'], { ...env, PORT: '0', LOG_LEVEL: 'info' });
+  for (let i = 0; i < 300; i++) {
+    const m = /Server listening at (http:\/\/127\.0\.0\.1:\d+)/.exec(run.output());
+    if (m !== null) return { url: m[1]!, run };
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  run.child.kill('SIGKILL');
+  throw new Error(`node did not start: ${run.output()}`);
+}
+
+/** Runs `tasks` with at most `width` in flight. */
+async function pool<T>(tasks: (() => Promise<T>)[], width: number): Promise<T[]> {
+  const out: T[] = new Array(tasks.length);
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: width }, async () => {
+      while (next < tasks.length) {
+        const i = next++;
+        out[i] = await tasks[i]!();
+      }
+    }),
+  );
+  return out;
+}
+
+describe('several API nodes on PostgreSQL and Redis', () => {
+  let dir: string;
+  let db: TestDatabase | undefined;
+  let store: Store;
+  let nodes: Node[] = [];
+  let env: Record<string, string>;
+  let ready = false;
+
+  before(async (t) => {
+    if (!(await requireService(t as never, 'PostgreSQL', PG_ADMIN_URL))) return;
+    if (!(await requireService(t as never, 'Redis', REDIS_URL))) return;
+    const redis = new Redis(REDIS_DB_URL);
+    await redis.flushdb();
+    redis.disconnect();
+    dir = mkdtempSync(join(tmpdir(), 'recalls-nodes-'));
+    db = await createTestDatabase(dir, 'postgres');
+    env = {
+      DATABASE_URL: db.url,
+      REDIS_URL: REDIS_DB_URL,
+      RECALLS_BURST_EXEMPT: '127.0.0.1',
+      RECALLS_ARCHIVE_DIR: join(dir, 'archive'),
+    };
+    assert.equal((await runCli(['migrate'], env)).code, 0);
+    store = await openStore(db.database);
+    await store.sources.register([
+      { id: 'us-fda-food', agency: 'U.S. Food and Drug Administration', jurisdiction: 'US' },
+    ]);
+    await store.ingest.apply({
+      sourceId: 'us-fda-food',
+      jurisdiction: 'US',
+      drafts: [
+        draft('F-1-2024', {
+          identifiers: [{ kind: 'lot', value: 'Lot 4242', normalized: '4242', confidence: 'inferred' }],
+        }),
+      ],
+      dataAsOf: '2026-06-17',
+      observedAt: new Date().toISOString(),
+    });
+    nodes = await Promise.all([startNode(env), startNode(env), startNode(env)]);
+    ready = true;
+  });
+
+  after(async () => {
+    for (const n of nodes) n.run.child.kill('SIGKILL');
+    await Promise.all(nodes.map((n) => n.run.done));
+    await store?.close();
+    await db?.drop();
+    if (dir !== undefined) rmSync(dir, { recursive: true, force: true });
+  });
+
+  test('a free key is admitted exactly 500 times in a month across three nodes, then gets 402', async (t) => {
+    if (!ready) return t.skip('services not available');
+    const key = (await store.keys.create('free', 'quota', new Date())).key;
+    const agent = new Agent({ keepAlive: true, maxSockets: 32 });
+    const answers = await pool(
+      Array.from(
+        { length: 620 },
+        (_, i) => () => call(nodes[i % 3]!.url, '/v1/recalls?limit=1', { key, agent }),
+      ),
+      30,
+    );
+    agent.destroy();
+    const ok = answers.filter((a) => a.status === 200).length;
+    const refused = answers.filter((a) => a.status === 402);
+    assert.equal(ok, 500);
+    assert.equal(refused.length, 120);
+    assert.equal(refused[0]!.body.type, '/problems/quota-exceeded');
+    const id = (await store.keys.findByKey(key))!.id;
+    assert.equal(
+      (await store.usage.get(id, new Date().toISOString().slice(0, 7))).requests,
+      500,
+      'durable in the database',
+    );
+  });
+
+  test('one client address meets its burst limit across nodes, not per node', async (t) => {
+    if (!ready) return t.skip('services not available');
+    const key = (await store.keys.create('free', 'burst', new Date())).key;
+    const answers = await pool(
+      Array.from(
+        { length: 24 },
+        (_, i) => () => call(nodes[i % 3]!.url, '/v1/recalls?limit=1', { key, from: '127.0.0.2' }),
+      ),
+      6,
+    );
+    assert.equal(
+      answers.filter((a) => a.status === 200).length,
+      10,
+      'the free burst is 10 per minute in all',
+    );
+    const limited = answers.filter((a) => a.status === 429);
+    assert.equal(limited.length, 14);
+    assert.equal(limited[0]!.body.type, '/problems/rate-limited');
+    const elsewhere = await call(nodes[0]!.url, '/v1/recalls?limit=1', { key, from: '127.0.0.3' });
+    assert.equal(elsewhere.status, 200, 'another address has its own counter');
+  });
+
+  test('a receipt created on one node is read from the others', async (t) => {
+    if (!ready) return t.skip('services not available');
+    const key = (await store.keys.create('growth', 'receipts', new Date())).key;
+    const created = await call(nodes[0]!.url, '/v1/checks', {
+      key,
+      body: { identifiers: [{ kind: 'lot', value: '4242' }] },
+    });
+    assert.equal(created.status, 201);
+    for (const n of nodes.slice(1)) {
+      const read = await call(n.url, `/v1/checks/${created.body.data.check_id}`, { key });
+      assert.equal(read.status, 200);
+      assert.deepEqual(read.body.data, created.body.data);
+    }
+  });
+
+  test('every node sees a new corpus (and new ETags) without a restart', async (t) => {
+    if (!ready) return t.skip('services not available');
+    const key = (await store.keys.create('growth', 'etags', new Date())).key;
+    const before = await Promise.all(
+      nodes.map((n) => call(n.url, '/v1/recalls?include_total=true', { key })),
+    );
+    await store.ingest.apply({
+      sourceId: 'us-fda-food',
+      jurisdiction: 'US',
+      drafts: [draft('F-1-2024'), draft('F-2-2024')],
+      dataAsOf: '2026-06-24',
+      observedAt: new Date().toISOString(),
+    });
+    const afterwards = await Promise.all(
+      nodes.map((n) => call(n.url, '/v1/recalls?include_total=true', { key })),
+    );
+    for (let i = 0; i < 3; i++) {
+      assert.equal(afterwards[i]!.body.meta.total, before[i]!.body.meta.total + 1);
+      assert.equal(afterwards[i]!.body.meta.data_as_of, '2026-06-24');
+      assert.ok(afterwards[i]!.etag !== undefined && afterwards[i]!.etag !== before[i]!.etag, 'a new ETag');
+    }
+    assert.equal(new Set(afterwards.map((a) => a.etag)).size, 1, 'every node gives the same ETag');
+  });
+
+  test('killing one node with SIGKILL mid-load loses no acknowledged receipt and the others keep answering', async (t) => {
+    if (!ready) return t.skip('services not available');
+    const key = (await store.keys.create('scale', 'kill', new Date())).key;
+    const acknowledged: string[] = [];
+    const failures: string[] = [];
+    let killed = false;
+    const victim = nodes[2]!;
+    const tasks = Array.from({ length: 240 }, (_, i) => async () => {
+      if (i === 80 && !killed) {
+        killed = true;
+        victim.run.child.kill('SIGKILL');
+      }
+      const target = killed ? nodes[i % 2]! : nodes[i % 3]!;
+      try {
+        const r = await call(target.url, '/v1/checks', {
+          key,
+          body: {
+            label: `load ${i}`,
+            identifiers: [
+              { kind: 'lot', value: '4242' },
+              { kind: 'upc', value: '012000007897' },
+            ],
+          },
+        });
+        if (r.status === 201) acknowledged.push(r.body.data.check_id);
+        else failures.push(`${target === victim ? 'victim' : 'survivor'} ${r.status}`);
+      } catch (error) {
+        // a request in flight to the killed node has no answer: it was never acknowledged
+        if (target !== victim) failures.push(`survivor error ${(error as Error).message}`);
+      }
+    });
+    await pool(tasks, 12);
+    await victim.run.done;
+    assert.deepEqual(
+      failures.filter((f) => f.startsWith('survivor')),
+      [],
+      'the surviving nodes answered everything',
+    );
+    assert.ok(acknowledged.length >= 150, `acknowledged ${acknowledged.length}`);
+    for (const id of acknowledged) {
+      const r = await call(nodes[0]!.url, `/v1/checks/${id}`, { key });
+      assert.equal(r.status, 200, `receipt ${id} acknowledged but lost`);
+    }
+    nodes = nodes.slice(0, 2);
+  });
+
+  test('two ingest runs started at once on different nodes: one runs, the other says why', async (t) => {
+    if (!ready) return t.skip('services not available');
+    const standIn = await startOpenFdaStandIn('/food/enforcement.json', [
+      fdaRecord(1),
+      fdaRecord(2),
+      fdaRecord(3),
+    ]);
+    standIn.delayMs = 250;
+    try {
+      const runEnv = { ...env, RECALLS_SOURCE_US_FDA_FOOD_URL: standIn.url };
+      const [a, b] = await Promise.all([
+        runCli(['ingest', '--force'], runEnv),
+        runCli(['ingest', '--force'], runEnv),
+      ]);
+      const codes = [a.code, b.code].sort();
+      assert.deepEqual(codes, [0, 75], `${a.stdout}${a.stderr}\n${b.stdout}${b.stderr}`);
+      const loser = a.code === 75 ? a : b;
+      assert.match(
+        loser.stderr,
+        /Another ingest is running \(held by .+ since .+\); not starting a second one\./,
+      );
+    } finally {
+      await standIn.close();
+    }
+  });
+
+  test('a node stopped with SIGTERM finishes its in-flight requests, and every answered receipt is kept', async (t) => {
+    if (!ready) return t.skip('services not available');
+    const key = (await store.keys.create('scale', 'graceful', new Date())).key;
+    const node = await startNode(env);
+    const identifiers = Array.from({ length: 1000 }, (_, i) => ({ kind: 'lot', value: `G${i}X` }));
+    const agent = new Agent({ keepAlive: true, maxSockets: 16 });
+    // open the connections first, so that the requests below are in flight on accepted sockets
+    await Promise.all(Array.from({ length: 16 }, () => call(node.url, '/v1/health', { agent })));
+    const pending = Array.from({ length: 16 }, () =>
+      call(node.url, '/v1/checks', { key, agent, body: { identifiers } }).then(
+        (r) => r,
+        (e: Error) => ({ status: 0, body: e.message, etag: undefined }),
+      ),
+    );
+    await new Promise((r) => setTimeout(r, 5));
+    node.run.child.kill('SIGTERM');
+    const answers = await Promise.all(pending);
+    const exit = await node.run.done;
+    agent.destroy();
+    assert.equal(exit.code, 0, 'a clean exit');
+    assert.deepEqual(
+      answers.map((a) => a.status).filter((s) => s !== 201),
+      [],
+      'every in-flight request was answered',
+    );
+    const id = (await store.keys.findByKey(key))!.id;
+    const usage = await store.usage.get(id, new Date().toISOString().slice(0, 7));
+    assert.deepEqual(
+      usage,
+      { requests: 16, identifiers: 16_000 },
+      'usage of every answered request is written',
+    );
+    for (const a of answers)
+      assert.equal((await call(nodes[0]!.url, `/v1/checks/${a.body.data.check_id}`, { key })).status, 200);
+  });
+});
