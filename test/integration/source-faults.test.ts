@@ -30,6 +30,7 @@ const MAX_BYTES = 64 * 1024;
  * answered, but with nothing where the corpus was expected.
  */
 const EMPTY_PAGES: Record<string, { type: string; body: string }> = {
+  'us-cpsc': { type: 'application/json', body: '[]' },
   'us-fda-food': {
     type: 'application/json',
     body: JSON.stringify({

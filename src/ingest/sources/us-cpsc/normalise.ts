@@ -1,0 +1,164 @@
+/**
+ * One CPSC recall record → one RecallDraft. Pure: no I/O, no clock.
+ *
+ * `ConsumerContact` (firm phone numbers, e-mail addresses and web addresses) is never read, so
+ * no contact field reaches a draft. `Injuries`, `Retailers`, `Manufacturers`, `Importers` and
+ * `Distributors` are not read either: they are prose about people and firms, not product facts.
+ */
+import { maskEmails } from '../../../domain/personal-data.ts';
+import { classifyHazard } from '../../../domain/hazard-rules.ts';
+import { isCalendarDate } from '../../../domain/dates.ts';
+import type { IdentifierKind } from '../../../domain/identifiers/kinds.ts';
+import { normaliseIdentifier } from '../../../domain/identifiers/normalise.ts';
+import type { Identifier, RecallDraft } from '../../../domain/recall.ts';
+import { classifyRemedy } from '../../../domain/remedy-rules.ts';
+import type { Remedy } from '../../../domain/taxonomy.ts';
+import { extractLabelledIdentifiers, mergeIdentifiers } from '../../extract/labelled-identifiers.ts';
+import type { CpscRecord } from './schema.ts';
+
+/** CPSC's short remedy labels (`RemedyOptions[].Option`), lower-cased, mapped to the contract. */
+const REMEDY_BY_OPTION: Readonly<Record<string, Remedy>> = {
+  refund: 'refund',
+  replace: 'replace',
+  repair: 'repair',
+  dispose: 'dispose',
+  // A corrected label for the consumer to apply: the product is fixed in place, like a repair kit.
+  label: 'repair',
+  // Corrected instructions or a self-inspection: neither fixes, swaps nor refunds the product.
+  'new instructions': 'other',
+  inspect: 'other',
+};
+
+/** When a recall offers several remedies, the first of these wins (the order of REMEDY_RULES). */
+const REMEDY_PRECEDENCE: readonly Remedy[] = ['repair', 'replace', 'refund', 'dispose', 'stop_use', 'other'];
+
+function text(value: string | null | undefined): string | null {
+  const t = (value ?? '').trim();
+  return t === '' ? null : t;
+}
+
+/** The non-empty values of one member of a CPSC list (`Hazards[].Name` …). */
+function members<T>(
+  list: readonly T[] | null | undefined,
+  pick: (item: T) => string | null | undefined,
+): string[] {
+  return (list ?? []).map((item) => text(pick(item))).filter((t): t is string => t !== null);
+}
+
+/** `YYYY-MM-DDT00:00:00` (no zone, as CPSC writes dates) → `YYYY-MM-DD`; null when no real day. */
+export function cpscDate(value: string | null | undefined): string | null {
+  const m = /^(\d{4}-\d{2}-\d{2})(?:T\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?)?$/.exec((value ?? '').trim());
+  return m?.[1] !== undefined && isCalendarDate(m[1]) ? m[1] : null;
+}
+
+/**
+ * The recall page's address. CPSC sometimes leaves spaces in it (`…/Torquay eTrading Recalls …`):
+ * it is given in its encoded form (`%20`), as a browser would request it; what is not an
+ * http(s) address is null.
+ */
+export function cpscUrl(value: string | null | undefined): string | null {
+  const raw = text(value);
+  if (raw === null) return null;
+  try {
+    const url = new URL(raw);
+    return url.protocol === 'https:' || url.protocol === 'http:' ? url.href : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * The remedy: CPSC's own short labels first (the best by precedence when several are offered);
+ * when none is a known label (absent, truncated such as `R`, or a sentence filed in the wrong
+ * field), the wording of the unknown labels and of `Remedies[].Name` through the shared rules.
+ */
+export function cpscRemedy(options: readonly string[], remedyProse: readonly string[]): Remedy {
+  const mapped: Remedy[] = [];
+  const unknown: string[] = [];
+  for (const option of options) {
+    const remedy = REMEDY_BY_OPTION[option.trim().toLowerCase()];
+    if (remedy === undefined) unknown.push(option);
+    else mapped.push(remedy);
+  }
+  if (mapped.length > 0) {
+    return REMEDY_PRECEDENCE.find((r) => mapped.includes(r)) ?? 'other';
+  }
+  return classifyRemedy([...unknown, ...remedyProse]);
+}
+
+/** Values of a dedicated field, which may list several codes separated by `,` or `;`. */
+function dedicated(kind: IdentifierKind, values: readonly string[]): Identifier[] {
+  const out: Identifier[] = [];
+  for (const value of values.flatMap((v) => v.split(/[,;]/))) {
+    const v = value.trim();
+    if (v === '') continue;
+    const n = normaliseIdentifier(kind, v);
+    // A placeholder (`N/A`) or a code with a bad check digit is kept out of the index, not repaired.
+    if (n.ok) out.push({ kind, value: v, normalized: n.normalized, confidence: 'exact' });
+  }
+  return out;
+}
+
+/**
+ * Whether a model read from Description prose is a false reading of CPSC's wording:
+ * a measurement in a list ("Model 552, 52.5 LB …"), a number joined to a word
+ * ("12-Gun and 18-Gun Safes", "models 2-panel, 3-panel"), or a year in a model-year table.
+ */
+export function isProseModelNoise(value: string, description: string): boolean {
+  if (/^\d+\.\d+$/.test(value)) return true;
+  if (/^\d+-[A-Z]?[a-z]{2,}$/.test(value)) return true;
+  return /^(?:19|20)\d{2}$/.test(value) && /\bmodel years?\b/i.test(description);
+}
+
+/** Identifiers from the dedicated fields (`exact`) and labelled values in Description prose. */
+export function cpscIdentifiers(record: CpscRecord): Identifier[] {
+  const description = record.Description ?? '';
+  const prose = extractLabelledIdentifiers(description).filter(
+    (id) => id.kind !== 'model' || !isProseModelNoise(id.value, description),
+  );
+  return mergeIdentifiers(
+    dedicated(
+      'model',
+      members(record.Products, (p) => p.Model),
+    ),
+    dedicated(
+      'upc',
+      members(record.ProductUPCs, (u) => u.UPC),
+    ),
+    prose,
+  );
+}
+
+/** Maps one CPSC recall record to a recall draft. */
+export function normaliseCpscRecord(record: CpscRecord): RecallDraft {
+  const hazards = members(record.Hazards, (h) => h.Name);
+  const hazardText = hazards.length === 0 ? null : hazards.join(' ');
+  const identifiers = cpscIdentifiers(record);
+
+  return {
+    // RecallID: the API's own integer key, present on every record (see readme.md).
+    recordId: String(record.RecallID),
+    title: text(record.Title),
+    // Descriptions occasionally list sellers' e-mail addresses: personal data, masked.
+    summary: maskEmails(text(record.Description)),
+    hazard: { category: classifyHazard(hazardText), text: hazardText },
+    product: {
+      category: 'consumer_products',
+      // CPSC has no brand field: product names and firm names are not brands.
+      brands: [],
+      models: identifiers.filter((i) => i.kind === 'model').map((i) => i.value),
+    },
+    // CPSC does not grade recalls (see readme.md).
+    severity: 'unknown',
+    source_classification: null,
+    remedy: cpscRemedy(
+      members(record.RemedyOptions, (o) => o.Option),
+      members(record.Remedies, (r) => r.Name),
+    ),
+    recall_date: cpscDate(record.RecallDate),
+    published_date: cpscDate(record.LastPublishDate),
+    countries: ['US'],
+    url: cpscUrl(record.URL),
+    identifiers,
+  };
+}

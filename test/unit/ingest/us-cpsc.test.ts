@@ -1,0 +1,742 @@
+import { test, type TestContext } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import type { Identifier, RecallDraft } from '../../../src/domain/recall.ts';
+import { HAZARD_CATEGORIES, REMEDIES } from '../../../src/domain/taxonomy.ts';
+import { UpstreamError } from '../../../src/ingest/errors.ts';
+import { createUpstreamClient } from '../../../src/ingest/http-client.ts';
+import type { FetchContext, PageFetcher, RawPage } from '../../../src/ingest/source.ts';
+import { cpscRecallUrl } from '../../../src/ingest/sources/us-cpsc/fetch.ts';
+import { usCpsc } from '../../../src/ingest/sources/us-cpsc/index.ts';
+import {
+  cpscDate,
+  cpscRemedy,
+  cpscUrl,
+  isProseModelNoise,
+} from '../../../src/ingest/sources/us-cpsc/normalise.ts';
+import { requireShared, sharedPath } from '../../support/shared.ts';
+import { scriptedAgency, type Handler } from '../../support/scripted-agency.ts';
+
+const SAMPLE_FILES = ['recalls-1.json', 'recalls-2.json', 'recalls-3.json'];
+
+/** The real answers' bytes by file name, or undefined after skipping (or failing) when ../shared is absent. */
+function loadSamples(t: TestContext): Map<string, Buffer> | undefined {
+  const out = new Map<string, Buffer>();
+  for (const name of SAMPLE_FILES) {
+    const path = sharedPath('upstream-samples', 'us-cpsc', name);
+    if (!requireShared(t, path, `upstream-samples/us-cpsc/${name}`)) return undefined;
+    out.set(name, readFileSync(path));
+  }
+  return out;
+}
+
+function parseSamples(t: TestContext): RecallDraft[] | undefined {
+  const samples = loadSamples(t);
+  if (samples === undefined) return undefined;
+  return [...samples].flatMap(([name, body]) => usCpsc.parse({ name, body }).drafts);
+}
+
+type Expected = [
+  kind: Identifier['kind'],
+  value: string,
+  normalized: string,
+  confidence: Identifier['confidence'],
+];
+
+/** `ProductUPCs[].UPC` values: a dedicated field, so `exact`, zero-padded to 14 digits. */
+const upcs = (...values: string[]): Expected[] =>
+  values.map((v): Expected => ['upc', v, v.padStart(14, '0'), 'exact']);
+
+/**
+ * The identifiers real records must yield, written by reading each record's ProductUPCs and
+ * Description (the comment says why where something is left out). Every record whose
+ * ProductUPCs holds a valid code is here, and the two whose codes are all invalid.
+ * No saved record has a filled `Products[].Model` (the mirror dropped empty fields).
+ */
+const EXPECTED_IDENTIFIERS: Record<string, Expected[]> = {
+  // --- records with ProductUPCs ---
+  '9785': upcs('879288000077', '879288000084'), // also in prose: "UPCs 879288000077 (48 oz.) and …"
+  '9836': [], // four 11-digit codes ("70882069258", "76023636133" …): none holds a check digit
+  // "099143020433" is listed twice; "Model No. UPC" heads a table, not a value.
+  '9851': upcs(
+    '047362324665',
+    '099143020020',
+    '099143020044',
+    '099143020051',
+    '099143020433',
+    '099143021010',
+  ),
+  '9909': [['model', '2199', '2199', 'inferred'], ...upcs('626192021991')], // "The part number 2199"
+  '9910': [
+    ['model', 'HGS011', 'HGS011', 'inferred'], // "Model HGS011 Easy Garment Steamers"
+    ...upcs('050875828407', '050875828391', '050875828384', '050875002722'),
+  ],
+  // "Lot codes "02142080423" and …": a quoted value is not read.
+  '9942': [['model', 'PAC5170', 'PAC5170', 'inferred'], ...upcs('021196051706')],
+  // CPSC filed 9942's foam-roller UPC on this leaf-blower recall too; kept as published.
+  // The model table ("Model Numbers Walk-Behind Leaf Blower LB16020DEN …") is not read.
+  '9943': upcs('021196051706'),
+  '9959': upcs('850039376139'),
+  '9961': [['model', 'CMCTL320B', 'CMCTL320B', 'inferred'], ...upcs('885911843430')],
+  '9965': upcs('854460001073'), // "lot numbers for units sold without a pump are 211102": not next to the label
+  // 39 codes: "035051504153" twice, "035051591768" fails its check digit.
+  '9986': upcs(
+    '035051120339',
+    '035051426011',
+    '035051426028',
+    '035051504153',
+    '035051504221',
+    '035051505372',
+    '035051505396',
+    '035051505419',
+    '035051505457',
+    '035051505471',
+    '035051505600',
+    '035051505631',
+    '035051505655',
+    '035051505662',
+    '035051505686',
+    '035051505693',
+    '035051516507',
+    '035051587200',
+    '035051589938',
+    '035051591818',
+    '035051591825',
+    '035051591832',
+    '035051591849',
+    '035051591856',
+    '035051593720',
+    '035051593782',
+    '035051593904',
+    '035051594918',
+    '035051923428',
+    '035051923435',
+    '035051923442',
+    '035051923459',
+    '035051923503',
+    '035051923510',
+    '035051923527',
+    '035051923749',
+    '053505505648',
+  ),
+  '10040': [
+    ['model', 'E235474', 'E235474', 'inferred'], // "QVC item number E235474"
+    ...upcs('840056145528', '840056145535', '840056145542', '840056145559', '840056145566'),
+  ],
+  '10077': [['model', '58671', '58671', 'inferred'], ...upcs('193175443663')], // "Item number: 58671 UPC: …"
+  '10080': upcs('196710005616', '196710008709'), // models DF156-MT, DF156-LI sit in a table
+  '10144': [['model', '87150', '87150', 'inferred'], ...upcs('698904871507')],
+  '10191': upcs(
+    '849398065631',
+    '849398065648',
+    '849398065655',
+    '849398065662',
+    '849398067079',
+    '849398067086',
+    '849398067093',
+    '849398067109',
+    '849398070567',
+    '849398070574',
+    '849398070581',
+    '849398070598',
+    '849398059159',
+    '849398059326',
+    '849398059333',
+    '849398059340',
+    '849398066232',
+    '849398066249',
+    '849398069462',
+    '849398069479',
+    '849398069486',
+  ),
+  // "lot codes S24364, S24365 and S24366"; "SKU 62338-72724" is no identifier kind.
+  '10207': [
+    ['lot', 'S24364', 'S24364', 'inferred'],
+    ['lot', 'S24365', 'S24365', 'inferred'],
+    ['lot', 'S24366', 'S24366', 'inferred'],
+    ...upcs('062338727240'),
+  ],
+  // 11 codes; "884920205070" fails its check digit.
+  '10213': upcs(
+    '884920250697',
+    '884920365797',
+    '884920365834',
+    '884920365896',
+    '884920467910',
+    '884920469099',
+    '884920469907',
+    '884920655072',
+    '884920655089',
+    '884920745025',
+  ),
+  '10220': [['model', 'DXH70CFAVX', 'DXH70CFAVX', 'inferred'], ...upcs('089301008588')],
+  '10221': upcs('1922340368444'), // a GTIN-13 in the UPC field; model "LD-0030" is quoted
+  '10381': [
+    ['model', 'ALMP-20IAA', 'ALMP20IAA', 'inferred'],
+    ['model', 'ALMP-24IAA', 'ALMP24IAA', 'inferred'],
+    ...upcs('051751143171', '051751143188'),
+  ],
+  '10403': upcs('1922343012788', '1922346316838'),
+  '10406': upcs('628078800836'),
+  '10457': [], // "9787014483": 10 digits, no UPC (also in prose, "UPC 9787014483")
+  '10468': [['model', '1879870', '1879870', 'inferred'], ...upcs('196633883742')], // "Costco Item Number is 1879870"
+  '10532': upcs('860006498115'),
+  '10581': upcs('850027975177', '850027975429'), // the lots sit in a table after "UPC Lot Number …"
+  '10585': upcs(
+    '850022858529',
+    '850022858536',
+    '191127003583',
+    '191127003590',
+    '191127003606',
+    '191127003613',
+    '191127003804',
+  ),
+  '10664': upcs(
+    '843461115513',
+    '843461115551',
+    '843461115520',
+    '843461115537',
+    '843461115544',
+    '843461115568',
+    '843461121002',
+    '843461121019',
+    '843461121026',
+    '843461121033',
+    '843461121040',
+    '843461121057',
+    '843461116374',
+    '843461116381',
+    '843461116398',
+  ),
+
+  // --- identifiers in Description prose only ---
+  '9892': [
+    ['model', 'NS-AF10DBK2', 'NSAF10DBK2', 'inferred'],
+    ['model', 'NS-AF10DSS2', 'NSAF10DSS2', 'inferred'],
+    ['model', 'NS-AF34D2', 'NSAF34D2', 'inferred'],
+    ['model', 'NS-AF5DSS2', 'NSAF5DSS2', 'inferred'],
+    ['model', 'NS-AF5MSS2', 'NSAF5MSS2', 'inferred'],
+    ['model', 'NS-AF8DBD2', 'NSAF8DBD2', 'inferred'],
+  ],
+  // "Model 6011 …", "LOT# BC01BJ01-200623 and REF# 5382-BL and LOT# BC01BJ01-111521 and REF# 4970-BL".
+  '10095': [
+    ['lot', 'BC01BJ01-111521', 'BC01BJ01111521', 'inferred'],
+    ['lot', 'BC01BJ01-200623', 'BC01BJ01200623', 'inferred'],
+    ['model', '4970-BL', '4970BL', 'inferred'],
+    ['model', '5382-BL', '5382BL', 'inferred'],
+    ['model', '6011', '6011', 'inferred'],
+  ],
+  // "Model 552, 52.5 LB Adjustable Dumbbells and Model 1090": 52.5 is a weight.
+  '10291': [
+    ['model', '1090', '1090', 'inferred'],
+    ['model', '552', '552', 'inferred'],
+  ],
+  // "model number 179499 and 18-Gun Fireproof Safe": "18-Gun" is a product name.
+  '10103': [
+    ['model', '179498', '179498', 'inferred'],
+    ['model', '179499', '179499', 'inferred'],
+  ],
+  '10273': [], // "Model Year … Models 2022 FE 350 …": a year is no model
+  // "models 2-panel, 3-panel, and 4-panel sliding doors" are sizes; "The UPC code on the
+  // packaging is 748171618722" is not right after its label.
+  '10146': [
+    ['model', '206A0000', '206A0000', 'inferred'],
+    ['model', '206A0001', '206A0001', 'inferred'],
+  ],
+  // "Recalled Model Numbers NE58K9430SS/AA NE58N9430SG/AA …": a space-separated list stops at its first item.
+  '10029': [['model', 'NE58K9430SS/AA', 'NE58K9430SSAA', 'inferred']],
+  '9866': [['batch', '221002US', '221002US', 'inferred']],
+  // "batch numbers 10 23, 12 23, 02 24, …": month-year batch codes, as CPSC labels them.
+  '10389': [
+    ['batch', '01 25', '0125', 'inferred'],
+    ['batch', '02 24', '0224', 'inferred'],
+    ['batch', '02 25', '0225', 'inferred'],
+    ['batch', '06 25', '0625', 'inferred'],
+    ['batch', '09 24', '0924', 'inferred'],
+    ['batch', '10 23', '1023', 'inferred'],
+    ['batch', '10 24', '1024', 'inferred'],
+    ['batch', '12 23', '1223', 'inferred'],
+    ['batch', '12 24', '1224', 'inferred'],
+  ],
+  '10470': [
+    ['batch', '062024', '062024', 'inferred'],
+    ['model', 'KS101544-P00005', 'KS101544P00005', 'inferred'],
+    ['model', 'KS101544-P00038', 'KS101544P00038', 'inferred'],
+  ],
+  '9903': [
+    ['lot', '623-PFHD', '623PFHD', 'inferred'], // "Lot code #623-PFHD"
+    ['model', 'B0BG4L3997', 'B0BG4L3997', 'inferred'],
+  ],
+  // "model number 702053 and UPC code 810447020536 …"; "PC: 0224" is not a lot label.
+  '10039': [
+    ['model', '702053', '702053', 'inferred'],
+    ['model', '768152', '768152', 'inferred'],
+    ['upc', '810067681520', '00810067681520', 'extracted'],
+    ['upc', '810447020536', '00810447020536', 'extracted'],
+  ],
+  '9984': [['upc', '197712076826', '00197712076826', 'extracted']],
+  '10329': [['upc', '193175488718', '00193175488718', 'extracted']], // "(SKU #70084, UPC 193175488718)"
+  '10333': [['upc', '193175451774', '00193175451774', 'extracted']], // "SKU 58949 UPC 193175451774"
+  '10306': [
+    ['model', 'TRX150', 'TRX150', 'inferred'],
+    ['model', 'TRX199', 'TRX199', 'inferred'],
+    ['model', 'TRX199C', 'TRX199C', 'inferred'],
+  ],
+
+  // --- none ---
+  '9780': [],
+  '9796': [], // "The 10-quart DUAF-10 model": the label follows the value
+  '9865': [], // models only in brackets "(BD4030B)" and in a table
+  '10352': [], // "The model numbers of the affected units are: EFMIS129, …": "of" ends the label
+};
+
+function byKindThenNormalized(a: Expected, b: Expected): number {
+  const ka = `${a[0]}:${a[2]}`;
+  const kb = `${b[0]}:${b[2]}`;
+  return ka < kb ? -1 : ka > kb ? 1 : 0;
+}
+
+function count(values: readonly string[]): Map<string, number> {
+  const out = new Map<string, number>();
+  for (const v of values) out.set(v, (out.get(v) ?? 0) + 1);
+  return out;
+}
+
+// --- the 750 real records -----------------------------------------------------------------------
+
+test('parses all 750 real CPSC records, keyed by RecallID, with the fixed CPSC mappings', (t) => {
+  const samples = loadSamples(t);
+  if (samples === undefined) return;
+  const asOf: (string | null)[] = [];
+  const drafts: RecallDraft[] = [];
+  for (const [name, body] of samples) {
+    const parsed = usCpsc.parse({ name, body });
+    assert.equal(parsed.drafts.length, 250, name);
+    asOf.push(parsed.dataAsOf);
+    drafts.push(...parsed.drafts);
+  }
+  // the newest LastPublishDate of each file
+  assert.deepEqual(asOf, ['2024-10-31', '2025-08-14', '2026-03-27']);
+  assert.equal(drafts.length, 750);
+  assert.equal(new Set(drafts.map((d) => d.recordId)).size, 750);
+  for (const d of drafts) {
+    assert.match(d.recordId, /^[1-9]\d*$/);
+    assert.equal(d.product.category, 'consumer_products');
+    assert.deepEqual(d.product.brands, []);
+    assert.deepEqual(
+      d.product.models,
+      d.identifiers.filter((i) => i.kind === 'model').map((i) => i.value),
+    );
+    assert.deepEqual(d.countries, ['US']);
+    assert.equal(d.severity, 'unknown');
+    assert.equal(d.source_classification, null);
+    assert.ok(d.title !== null && d.title.length > 0, d.recordId);
+    assert.ok(d.summary !== null && d.summary.length > 0, d.recordId);
+    assert.ok(d.hazard.text !== null && d.hazard.category !== null, d.recordId);
+    assert.match(d.recall_date ?? '', /^20\d{2}-\d{2}-\d{2}$/);
+    assert.match(d.published_date ?? '', /^20\d{2}-\d{2}-\d{2}$/);
+    assert.ok(d.url?.startsWith('https://www.cpsc.gov/Recalls/'), d.recordId);
+    assert.doesNotMatch(d.url ?? '', /\s/);
+  }
+});
+
+test('extracts exactly the identifiers read by hand from representative real records', (t) => {
+  const drafts = parseSamples(t);
+  if (drafts === undefined) return;
+  const byId = new Map(drafts.map((d) => [d.recordId, d]));
+  for (const [id, expected] of Object.entries(EXPECTED_IDENTIFIERS)) {
+    const draft = byId.get(id);
+    assert.ok(draft, `record ${id} is in the samples`);
+    const actual = draft.identifiers.map((i): Expected => [i.kind, i.value, i.normalized, i.confidence]);
+    assert.deepEqual(actual, [...expected].sort(byKindThenNormalized), id);
+  }
+  // the table covers every record whose ProductUPCs holds a valid code
+  const withExactUpc = drafts.filter((d) =>
+    d.identifiers.some((i) => i.kind === 'upc' && i.confidence === 'exact'),
+  );
+  assert.equal(withExactUpc.length, 27);
+  for (const d of withExactUpc) assert.ok(d.recordId in EXPECTED_IDENTIFIERS, d.recordId);
+});
+
+test('identifier counts by kind and confidence over the 750 real records', (t) => {
+  const drafts = parseSamples(t);
+  if (drafts === undefined) return;
+  const counts = count(drafts.flatMap((d) => d.identifiers.map((i) => `${i.kind}:${i.confidence}`)));
+  assert.deepEqual(Object.fromEntries([...counts].sort()), {
+    'batch:inferred': 31,
+    'lot:inferred': 9,
+    'model:inferred': 691,
+    'upc:exact': 129,
+    'upc:extracted': 5,
+  });
+  // no model from prose is a measurement, a "12-Gun" style name or a model year
+  for (const d of drafts) {
+    for (const i of d.identifiers) {
+      if (i.kind === 'model')
+        assert.ok(!isProseModelNoise(i.value, d.summary ?? ''), `${d.recordId} ${i.value}`);
+    }
+  }
+});
+
+test('remedy and hazard distributions over the real records are plausible', (t) => {
+  const drafts = parseSamples(t);
+  if (drafts === undefined) return;
+  const remedies = count(drafts.map((d) => d.remedy ?? 'null'));
+  for (const r of remedies.keys()) assert.ok((REMEDIES as readonly string[]).includes(r), r);
+  // every saved record carries RemedyOptions, so none is unknown; almost all offer a concrete remedy
+  assert.equal(remedies.get('unknown'), undefined);
+  const concrete =
+    (remedies.get('refund') ?? 0) + (remedies.get('replace') ?? 0) + (remedies.get('repair') ?? 0);
+  assert.ok(concrete >= 740, `refund/replace/repair: ${concrete}`);
+  assert.equal(Math.max(...remedies.values()), remedies.get('refund'), 'refund is the most common remedy');
+
+  const hazards = count(drafts.map((d) => d.hazard.category ?? 'null'));
+  for (const h of hazards.keys()) assert.ok((HAZARD_CATEGORIES as readonly string[]).includes(h), h);
+  assert.ok((hazards.get('other') ?? 0) <= 7, `other: ${hazards.get('other')}`);
+  assert.ok(hazards.size >= 12, `${hazards.size} distinct hazard categories`);
+  assert.equal(Math.max(...hazards.values()), hazards.get('fire'), 'fire is the most common hazard');
+  // food-only categories do not appear in consumer products
+  assert.equal(hazards.get('undeclared_allergen'), undefined);
+  assert.equal(hazards.get('mislabelling'), undefined);
+});
+
+test('maps remedies, hazards, dates and addresses of real records', (t) => {
+  const drafts = parseSamples(t);
+  if (drafts === undefined) return;
+  const byId = new Map(drafts.map((d) => [d.recordId, d]));
+  const remedyOf = (id: string) => byId.get(id)?.remedy;
+
+  assert.equal(remedyOf('9780'), 'refund'); // Refund
+  assert.equal(remedyOf('9786'), 'repair'); // Refund + Repair
+  assert.equal(remedyOf('9795'), 'replace'); // Refund + Replace
+  assert.equal(remedyOf('9917'), 'repair'); // Refund + Repair + Replace
+  assert.equal(remedyOf('9947'), 'dispose'); // Dispose
+  assert.equal(remedyOf('9959'), 'repair'); // Label: a corrected label to apply
+  assert.equal(remedyOf('9961'), 'other'); // New Instructions
+  assert.equal(remedyOf('10424'), 'repair'); // "R": the prose says "a free repair …"
+  assert.equal(remedyOf('10306'), 'repair'); // the remedy sentence filed as the option
+
+  const blinds = byId.get('9780')!;
+  assert.equal(
+    blinds.title,
+    'Foiresoft Zebra Roller Blinds Recalled Due to Strangulation and Entanglement Hazards; Sold Exclusively on Amazon.com by Softfunch (Recall Alert)',
+  );
+  assert.deepEqual(blinds.hazard, {
+    category: 'strangulation',
+    text: 'The recalled roller blinds have looped operating cords that pose a strangulation hazard to children.',
+  });
+  assert.equal(blinds.recall_date, '2023-12-05');
+  assert.equal(blinds.published_date, '2023-12-05');
+  assert.ok(blinds.summary?.startsWith('This recall involves Foiresoft Basic Zebra Roller Blinds'));
+
+  // CPSC left spaces in some addresses: served percent-encoded
+  assert.equal(
+    byId.get('10108')?.url,
+    'https://www.cpsc.gov/Recalls/2025/Touch-of-Class-Recalls-Wall-Teester%20-Bed-Crowns-Due-to-Injury-Hazard',
+  );
+});
+
+test('no consumer-contact phone number or e-mail address reaches any draft', (t) => {
+  const samples = loadSamples(t);
+  if (samples === undefined) return;
+  const records = [...samples.values()].flatMap(
+    (body) => JSON.parse(body.toString('utf8')) as Array<{ ConsumerContact?: string }>,
+  );
+  const PHONE = /(?:\b1-)?\(?\b\d{3}\)?[ -]\s?\d{3}[ -]?\s?\d{4}\b|\b\d{3}-[A-Za-z]{3,4}-[A-Za-z0-9]{3,4}\b/g;
+  const EMAIL = /[\w.+-]+@[\w-]+(?:\.[\w-]+)+/g;
+  const contacts = new Set<string>();
+  for (const r of records) {
+    for (const m of (r.ConsumerContact ?? '').matchAll(PHONE)) contacts.add(m[0]);
+    for (const m of (r.ConsumerContact ?? '').matchAll(EMAIL)) contacts.add(m[0]);
+  }
+  assert.ok(contacts.size > 700, `${contacts.size} contact values found`); // the scan has something to look for
+
+  const drafts = [...samples].flatMap(([name, body]) => usCpsc.parse({ name, body }).drafts);
+  const json = JSON.stringify(drafts).toLowerCase();
+  const leaked = [...contacts].filter((c) => json.includes(c.toLowerCase()));
+  assert.deepEqual(leaked, []);
+  for (const r of records) {
+    if ((r.ConsumerContact ?? '').length > 20)
+      assert.ok(!json.includes(JSON.stringify(r.ConsumerContact).toLowerCase().slice(1, -1)));
+  }
+});
+
+// --- project-written records (never real recalls) ----------------------------------------------
+
+function page(records: unknown[]): Buffer {
+  return Buffer.from(JSON.stringify(records));
+}
+
+const TEST_RECORD = {
+  RecallID: 99001,
+  RecallNumber: '99001',
+  RecallDate: '2099-02-03T00:00:00',
+  LastPublishDate: '2099-02-04T00:00:00',
+  Title: 'TEST DATA Widget Recalled Due to Fire Hazard',
+  Description: 'TEST DATA widgets, model numbers TW-100 and TW-200. UPC 0 50428 54100 5 is on the box.',
+  URL: 'https://www.cpsc.gov/Recalls/2099/TEST-DATA-Widget',
+  ConsumerContact: 'Test Firm at 800-555-0199 or email at recall@test-firm.example.',
+  Products: [{ Name: 'TEST DATA Widget', Model: 'TW-100, TW-300; N/A', Type: 'Widget', CategoryID: '1' }],
+  ProductUPCs: [{ UPC: '050428541005' }, { UPC: 'N/A' }, { UPC: '035051591768' }, { UPC: '' }],
+  Hazards: [{ Name: 'The widget can overheat,', HazardType: '' }, { Name: 'posing a fire hazard.' }],
+  Remedies: [{ Name: 'Consumers should stop using the widget.' }],
+  RemedyOptions: [{ Option: 'Refund' }, { Option: 'Replace' }],
+  Manufacturers: [{ Name: 'Test Firm, of Nowhere', CompanyID: '1' }],
+  Injuries: [{ Name: 'None reported' }],
+};
+
+test('takes Products[].Model and ProductUPCs as exact, merges prose, drops placeholders and bad check digits', () => {
+  const parsed = usCpsc.parse({ name: 'x.json', body: page([TEST_RECORD]) });
+  assert.equal(parsed.dataAsOf, '2099-02-04');
+  const [draft] = parsed.drafts;
+  assert.ok(draft);
+  assert.equal(draft.recordId, '99001');
+  assert.deepEqual(draft.identifiers, [
+    { kind: 'model', value: 'TW-100', normalized: 'TW100', confidence: 'exact' }, // also in prose
+    { kind: 'model', value: 'TW-200', normalized: 'TW200', confidence: 'inferred' },
+    { kind: 'model', value: 'TW-300', normalized: 'TW300', confidence: 'exact' },
+    { kind: 'upc', value: '050428541005', normalized: '00050428541005', confidence: 'exact' },
+  ]);
+  assert.deepEqual(draft.product, {
+    category: 'consumer_products',
+    brands: [],
+    models: ['TW-100', 'TW-200', 'TW-300'],
+  });
+  assert.deepEqual(draft.hazard, {
+    category: 'fire',
+    text: 'The widget can overheat, posing a fire hazard.',
+  });
+  assert.equal(draft.remedy, 'replace');
+  assert.equal(draft.recall_date, '2099-02-03');
+  assert.equal(draft.published_date, '2099-02-04');
+  assert.equal(draft.severity, 'unknown');
+  const json = JSON.stringify(draft);
+  assert.ok(!json.includes('800-555-0199') && !json.includes('recall@test-firm.example'));
+  assert.ok(!json.includes('Test Firm'), 'firm names are not brands');
+});
+
+test('accepts records whose empty fields were dropped, and unknown fields', () => {
+  const parsed = usCpsc.parse({
+    name: 'x.json',
+    body: page([{ RecallID: 99002 }, { RecallID: 99003, Title: '', NewField: { a: 1 }, Products: null }]),
+  });
+  assert.equal(parsed.dataAsOf, null);
+  assert.deepEqual(parsed.drafts[0], {
+    recordId: '99002',
+    title: null,
+    summary: null,
+    hazard: { category: null, text: null },
+    product: { category: 'consumer_products', brands: [], models: [] },
+    severity: 'unknown',
+    source_classification: null,
+    remedy: 'unknown',
+    recall_date: null,
+    published_date: null,
+    countries: ['US'],
+    url: null,
+    identifiers: [],
+  });
+  assert.equal(parsed.drafts[1]?.title, null);
+});
+
+test('an empty answer parses to no drafts', () => {
+  assert.deepEqual(usCpsc.parse({ name: 'x.json', body: Buffer.from('[]') }), { dataAsOf: null, drafts: [] });
+});
+
+test("CPSC's in-band error record (HTTP 200, RecallID 0) is a format error", () => {
+  const errors = [
+    [{ RecallID: 0, Title: 'Error retrieving Recalls: String was not recognized as a valid DateTime.' }],
+    [{ RecallID: 0 }],
+    [TEST_RECORD, { RecallID: 5, Title: 'Error retrieving Recalls: timeout' }],
+  ];
+  for (const records of errors) {
+    assert.throws(
+      () => usCpsc.parse({ name: 'x.json', body: page(records), url: 'https://cpsc.test/x' }),
+      (e: unknown) =>
+        e instanceof UpstreamError &&
+        e.failure === 'format' &&
+        e.details.url === 'https://cpsc.test/x' &&
+        /error record/.test(e.message),
+    );
+  }
+});
+
+test('fails loudly with a format error naming the place when the answer drifts', () => {
+  const bad: [string, Buffer, RegExp][] = [
+    ['not JSON (XML, the default format)', Buffer.from('<Recalls/>'), /not JSON/],
+    ['an object, not a bare array', Buffer.from(JSON.stringify({ recalls: [] })), /bare array/],
+    ['a record without RecallID', page([{ Title: 'x' }]), /\[0\]\/RecallID/],
+    ['RecallID as text', page([TEST_RECORD, { RecallID: '12' }]), /\[1\]\/RecallID/],
+    ['a negative RecallID', page([{ RecallID: -1 }]), /\[0\]\/RecallID/],
+    ['Products not a list', page([{ RecallID: 1, Products: { Model: 'x' } }]), /\[0\]\/Products/],
+    [
+      'a Model of the wrong type',
+      page([{ RecallID: 1, Products: [{ Model: 42 }] }]),
+      /\[0\]\/Products\/0\/Model/,
+    ],
+    [
+      'a UPC of the wrong type',
+      page([{ RecallID: 1, ProductUPCs: [{ UPC: 12 }] }]),
+      /\[0\]\/ProductUPCs\/0\/UPC/,
+    ],
+    ['a record that is not an object', page([7]), /\[0\]/],
+  ];
+  for (const [why, body, where] of bad) {
+    assert.throws(
+      () => usCpsc.parse({ name: 'x.json', body, url: 'https://cpsc.test/x' }),
+      (e: unknown) =>
+        e instanceof UpstreamError &&
+        e.failure === 'format' &&
+        e.details.url === 'https://cpsc.test/x' &&
+        where.test(e.message),
+      why,
+    );
+  }
+});
+
+test('cpscRemedy: known labels by precedence, else the wording', () => {
+  assert.equal(cpscRemedy(['Refund'], []), 'refund');
+  assert.equal(cpscRemedy(['Refund', 'Replace'], []), 'replace');
+  assert.equal(cpscRemedy(['Replace', 'Repair', 'Refund'], []), 'repair');
+  assert.equal(cpscRemedy([' dispose '], []), 'dispose');
+  assert.equal(cpscRemedy(['Label'], []), 'repair');
+  assert.equal(cpscRemedy(['Inspect'], ['Consumers should stop using it.']), 'other');
+  assert.equal(cpscRemedy(['New Instructions', 'Refund'], []), 'refund');
+  assert.equal(cpscRemedy(['R'], ['Contact the firm for a free replacement.']), 'replace');
+  assert.equal(cpscRemedy([], ['Consumers should immediately stop using the product.']), 'stop_use');
+  assert.equal(cpscRemedy([], ['Contact the firm.']), 'other');
+  assert.equal(cpscRemedy([], []), 'unknown');
+});
+
+test('cpscDate, cpscUrl and the prose-model filter', () => {
+  assert.equal(cpscDate('2023-12-05T00:00:00'), '2023-12-05');
+  assert.equal(cpscDate('2024-02-29'), '2024-02-29');
+  assert.equal(cpscDate('2023-02-29T00:00:00'), null);
+  assert.equal(cpscDate('12/05/2023'), null);
+  assert.equal(cpscDate(''), null);
+  assert.equal(cpscDate(undefined), null);
+
+  assert.equal(cpscUrl('https://www.cpsc.gov/Recalls/2024/A B'), 'https://www.cpsc.gov/Recalls/2024/A%20B');
+  assert.equal(cpscUrl(' https://www.cpsc.gov/Recalls/x '), 'https://www.cpsc.gov/Recalls/x');
+  assert.equal(cpscUrl('www.cpsc.gov/Recalls/x'), null);
+  assert.equal(cpscUrl('javascript:alert(1)'), null);
+  assert.equal(cpscUrl(''), null);
+
+  assert.equal(isProseModelNoise('52.5', ''), true);
+  assert.equal(isProseModelNoise('18-Gun', ''), true);
+  assert.equal(isProseModelNoise('2-panel', ''), true);
+  assert.equal(isProseModelNoise('2022', 'model years 2022 and 2023'), true);
+  assert.equal(isProseModelNoise('1985', 'BISSELL vacuums models 1985, 19851'), false);
+  assert.equal(isProseModelNoise('75-ABC', ''), false);
+  assert.equal(isProseModelNoise('V1.0', ''), false);
+});
+
+test('describes the feed: meta, licence and mirror files', () => {
+  assert.equal(usCpsc.meta.id, 'us-cpsc');
+  assert.equal(usCpsc.meta.agency, 'U.S. Consumer Product Safety Commission');
+  assert.equal(usCpsc.meta.jurisdiction, 'US');
+  assert.deepEqual(usCpsc.meta.licence, {
+    id: 'US-PD',
+    url: 'http://www.usa.gov/publicdomain/label/1.0/',
+    attribution: 'Recall data from the U.S. Consumer Product Safety Commission (public domain)',
+  });
+  assert.equal(usCpsc.meta.homepage, 'https://www.cpsc.gov/Recalls');
+  assert.equal(usCpsc.meta.cadenceHours, 24);
+  assert.equal(usCpsc.meta.defaultBaseUrl, 'https://www.saferproducts.gov');
+  assert.equal(usCpsc.acceptsFile('recalls-1.json'), true);
+  assert.equal(usCpsc.acceptsFile('RECALLS.JSON'), true);
+  assert.equal(usCpsc.acceptsFile('recalls.xml'), false);
+  assert.equal(usCpsc.acceptsFile('recalls.json.tmp'), false);
+});
+
+// --- fetching, against a local stand-in for saferproducts.gov ------------------------------------
+
+const client = createUpstreamClient({ timeoutMs: 2_000, retries: 0, sleep: async () => {} });
+const fetcher: PageFetcher = { get: (url, init) => client.get(url, init) };
+
+async function collect(pages: AsyncIterable<RawPage>): Promise<RawPage[]> {
+  const out: RawPage[] = [];
+  for await (const p of pages) out.push(p);
+  return out;
+}
+
+function ctx(baseUrl: string, since: string | null, now = '2026-04-20T13:00:00Z'): FetchContext {
+  return { baseUrl, fetcher, now: new Date(now), since: since === null ? null : new Date(since) };
+}
+
+const json =
+  (body: string): Handler =>
+  (_req, res) => {
+    res.writeHead(200, { 'content-type': 'application/json' }).end(body);
+  };
+
+test('builds the query address: the whole corpus without since, else a LastPublishDate window', () => {
+  const now = new Date('2026-03-01T23:30:00Z');
+  assert.equal(
+    cpscRecallUrl('https://www.saferproducts.gov', null, now),
+    'https://www.saferproducts.gov/RestWebServices/Recall?format=json',
+  );
+  // 30 days before 2024-03-30 crosses the leap day
+  assert.equal(
+    cpscRecallUrl('https://www.saferproducts.gov/', new Date('2024-03-30T06:00:00Z'), now),
+    'https://www.saferproducts.gov/RestWebServices/Recall?format=json&LastPublishDateStart=2024-02-29&LastPublishDateEnd=2026-03-01',
+  );
+});
+
+test('fetches the whole corpus in one request on a first run, and yields it as served', async (t) => {
+  const body = JSON.stringify([TEST_RECORD]);
+  const s = await scriptedAgency(t, [['/RestWebServices/Recall?format=json', json(body)]]);
+  const pages = await collect(usCpsc.fetch(ctx(`${s.base}/`, null)));
+  await s.finish();
+  assert.deepEqual(
+    pages.map((p) => [p.name, p.url, p.body.toString('utf8')]),
+    [['recalls.json', s.url('/RestWebServices/Recall?format=json'), body]],
+  );
+  assert.equal(s.requests[0]?.headers.accept, 'application/json');
+  assert.equal(usCpsc.parse(pages[0]!).drafts[0]?.recordId, '99001');
+});
+
+test('fetches since the last success minus 30 days up to today', async (t) => {
+  const path =
+    '/RestWebServices/Recall?format=json&LastPublishDateStart=2026-03-19&LastPublishDateEnd=2026-04-20';
+  const s = await scriptedAgency(t, [[path, json(JSON.stringify([TEST_RECORD]))]]);
+  const pages = await collect(usCpsc.fetch(ctx(s.base, '2026-04-18T02:00:00Z')));
+  await s.finish();
+  assert.equal(pages.length, 1);
+  assert.equal(pages[0]?.url, s.url(path));
+});
+
+test('yields a quiet window as one empty page (the pipeline then reports it as empty)', async (t) => {
+  const path =
+    '/RestWebServices/Recall?format=json&LastPublishDateStart=2026-03-19&LastPublishDateEnd=2026-04-20';
+  const s = await scriptedAgency(t, [[path, json('[]')]]);
+  const pages = await collect(usCpsc.fetch(ctx(s.base, '2026-04-18T02:00:00Z')));
+  await s.finish();
+  assert.equal(pages.length, 1);
+  assert.deepEqual(usCpsc.parse(pages[0]!).drafts, []);
+});
+
+test('fails the fetch with a format error on the in-band error record', async (t) => {
+  const body = JSON.stringify([{ RecallID: 0, Title: 'Error retrieving Recalls: bad date' }]);
+  const s = await scriptedAgency(t, [['/RestWebServices/Recall?format=json', json(body)]]);
+  await assert.rejects(
+    collect(usCpsc.fetch(ctx(s.base, null))),
+    (e: unknown) =>
+      e instanceof UpstreamError &&
+      e.failure === 'format' &&
+      e.details.url === s.url('/RestWebServices/Recall?format=json') &&
+      /Error retrieving Recalls: bad date/.test(e.message),
+  );
+  await s.finish();
+});
+
+test('lets an HTTP failure through as an upstream error', async (t) => {
+  const s = await scriptedAgency(t, [
+    ['/RestWebServices/Recall?format=json', (_req, res) => res.writeHead(503).end('down')],
+  ]);
+  await assert.rejects(
+    collect(usCpsc.fetch(ctx(s.base, null))),
+    (e: unknown) => e instanceof UpstreamError && e.failure === 'http_status' && e.details.status === 503,
+  );
+  await s.finish();
+});
