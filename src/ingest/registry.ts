@@ -4,8 +4,11 @@
  */
 import type { SourceAdapter } from './source.ts';
 import { usCpsc } from './sources/us-cpsc/index.ts';
+import { usFdaDevice } from './sources/us-fda-device/index.ts';
+import { usFdaDrug } from './sources/us-fda-drug/index.ts';
 import { usFdaFood } from './sources/us-fda-food/index.ts';
+import { usNhtsa } from './sources/us-nhtsa/index.ts';
 
-export const SOURCE_ADAPTERS: readonly SourceAdapter[] = [usCpsc, usFdaFood];
+export const SOURCE_ADAPTERS: readonly SourceAdapter[] = [usCpsc, usFdaDevice, usFdaDrug, usFdaFood, usNhtsa];
 
 export const SOURCE_IDS: readonly string[] = SOURCE_ADAPTERS.map((a) => a.meta.id);

@@ -11,6 +11,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
+import { zipSync } from 'fflate';
 import { SourceCatalog } from '../../src/http/source-catalog.ts';
 import { createArchive } from '../../src/ingest/archive.ts';
 import { createUpstreamClient } from '../../src/ingest/http-client.ts';
@@ -29,15 +30,23 @@ const MAX_BYTES = 64 * 1024;
  * A page in each source's own format that is well-formed but holds no records: the agency
  * answered, but with nothing where the corpus was expected.
  */
-const EMPTY_PAGES: Record<string, { type: string; body: string }> = {
-  'us-cpsc': { type: 'application/json', body: '[]' },
-  'us-fda-food': {
-    type: 'application/json',
-    body: JSON.stringify({
-      meta: { last_updated: '2026-06-17', results: { skip: 0, limit: 1000, total: 0 } },
-      results: [],
-    }),
+const EMPTY_OPENFDA = {
+  type: 'application/json',
+  body: JSON.stringify({
+    meta: { last_updated: '2026-06-17', results: { skip: 0, limit: 1000, total: 0 } },
+    results: [],
+  }),
+};
+
+const EMPTY_PAGES: Record<string, { type: string; body: string | Buffer }> = {
+  'us-fda-drug': EMPTY_OPENFDA,
+  'us-fda-device': EMPTY_OPENFDA,
+  'us-nhtsa': {
+    type: 'application/zip',
+    body: Buffer.from(zipSync({ 'FLAT_RCL_POST_2010.txt': new Uint8Array(0) })),
   },
+  'us-cpsc': { type: 'application/json', body: '[]' },
+  'us-fda-food': EMPTY_OPENFDA,
 };
 
 const FAULTS: Record<string, Fault> = {

@@ -1,0 +1,242 @@
+import { test, type TestContext } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import type { Identifier, RecallDraft } from '../../../src/domain/recall.ts';
+import type { HazardCategory, Severity } from '../../../src/domain/taxonomy.ts';
+import { usFdaDevice } from '../../../src/ingest/sources/us-fda-device/index.ts';
+import { requireShared, sharedPath } from '../../support/shared.ts';
+
+const SAMPLE = 'upstream-samples/us-fda-device/page-1.json';
+
+/** The real page's bytes, or undefined after skipping (or failing) the test when ../shared is absent. */
+function loadSample(t: TestContext): Buffer | undefined {
+  const path = sharedPath('upstream-samples', 'us-fda-device', 'page-1.json');
+  return requireShared(t, path, SAMPLE) ? readFileSync(path) : undefined;
+}
+
+function parseSample(t: TestContext): RecallDraft[] | undefined {
+  const body = loadSample(t);
+  return body === undefined ? undefined : usFdaDevice.parse({ name: 'page-1.json', body }).drafts;
+}
+
+type Expected = [
+  kind: Identifier['kind'],
+  value: string,
+  normalized: string,
+  confidence: Identifier['confidence'],
+];
+
+/**
+ * The identifiers each real device record must yield, written by reading its product_description,
+ * code_info and more_code_info. GS1 UDI device identifiers pass a check digit (`extracted`);
+ * catalogue, item, product, model and REF numbers are `model` and lots are `lot`, both `inferred`.
+ * Serial numbers are not an identifier kind of the contract and are never taken.
+ */
+const EXPECTED_IDENTIFIERS: Record<string, Expected[]> = {
+  // "Catalog Number 448010"; "Serial Numbers: AP0447, …" are serials.
+  'Z-0198-2018': [['model', '448010', '448010', 'inferred']],
+  // "Product No. 90885 and 90888".
+  'Z-1506-2015': [
+    ['model', '90885', '90885', 'inferred'],
+    ['model', '90888', '90888', 'inferred'],
+  ],
+  // "UDI-DI: Product Code: AHCV18A, Lots 980221 (exp. 01/20/2023) and 974221 …": the UDI label
+  // has no value; the product codes are models, the expiry dates are skipped.
+  'Z-0071-2023': [
+    ['lot', '842221', '842221', 'inferred'],
+    ['lot', '868221', '868221', 'inferred'],
+    ['lot', '974221', '974221', 'inferred'],
+    ['lot', '980221', '980221', 'inferred'],
+    ['model', 'AHCV18A', 'AHCV18A', 'inferred'],
+    ['model', 'AHCV18B', 'AHCV18B', 'inferred'],
+  ],
+  // "Cat#: CO-02" and "Catalog Number: CO-02" (one model); "No UDI Codes provided"; six lots.
+  'Z-0001-2023': [
+    ['lot', '202107192', '202107192', 'inferred'],
+    ['lot', '202108231', '202108231', 'inferred'],
+    ['lot', '202109231', '202109231', 'inferred'],
+    ['lot', '202110111', '202110111', 'inferred'],
+    ['lot', '202111082', '202111082', 'inferred'],
+    ['lot', '202201102', '202201102', 'inferred'],
+    ['model', 'CO-02', 'CO02', 'inferred'],
+  ],
+  // "Product Number: 69420-8351-1 Lot Number: U701SF1 UDI Code: N/A": a device record, so the
+  // NDC-shaped product number is kept as printed under its label, a model.
+  'Z-0856-2022': [
+    ['lot', 'U701SF1', 'U701SF1', 'inferred'],
+    ['model', '69420-8351-1', '6942083511', 'inferred'],
+  ],
+  // "REF 383516" and "Catalog Number: 383516"; "UDI-DI Code: (01)00382903835164"; the lot is
+  // printed apart from the UDI, so it stays inferred.
+  'Z-0174-2023': [
+    ['lot', '2168865', '2168865', 'inferred'],
+    ['model', '383516', '383516', 'inferred'],
+    ['udi', '(01)00382903835164', '00382903835164', 'extracted'],
+  ],
+  // "Model 880505-01 & 880505-11"; thirty serial numbers are not taken.
+  'Z-0441-2019': [
+    ['model', '880505-01', '88050501', 'inferred'],
+    ['model', '880505-11', '88050511', 'inferred'],
+  ],
+  // "Item Number: 17-5220/01"; "UDI-DI: 04026575284658 Lot Codes: C010108, C151519".
+  'Z-2481-2023': [
+    ['lot', 'C010108', 'C010108', 'inferred'],
+    ['lot', 'C151519', 'C151519', 'inferred'],
+    ['model', '17-5220/01', '17522001', 'inferred'],
+    ['udi', '04026575284658', '04026575284658', 'extracted'],
+  ],
+  // "Model Number: TPS-301-1113-020101"; "UDI: M572TPS3011113011" is neither GS1 nor HIBCC
+  // (no "+") nor ICCBBA, so it is refused rather than guessed.
+  'Z-0899-2022': [['model', 'TPS-301-1113-020101', 'TPS3011113020101', 'inferred']],
+  'Z-2317-2017': [], // code_info "Unknown"
+  // "Item No. 15-2979/02; UDI-DI: 04026575328109."
+  'Z-2049-2023': [
+    ['model', '15-2979/02', '15297902', 'inferred'],
+    ['udi', '04026575328109', '04026575328109', 'extracted'],
+  ],
+  // "ITEM # 4323-635"; "UDI/DI 00366975000590, Lot number 207540, Exp. 20240930".
+  'Z-1697-2023': [
+    ['lot', '207540', '207540', 'inferred'],
+    ['model', '4323-635', '4323635', 'inferred'],
+    ['udi', '00366975000590', '00366975000590', 'extracted'],
+  ],
+};
+
+/** Severity (from the FDA class) and hazard category of each real record, read from its class and reason. */
+const EXPECTED_CLASSIFICATION: Record<string, [Severity, string, HazardCategory]> = {
+  'Z-0198-2018': ['low', 'Class III', 'quality_defect'], // unexpected movement of a robot arm
+  'Z-1506-2015': ['medium', 'Class II', 'quality_defect'], // not the specified steel
+  'Z-0071-2023': ['medium', 'Class II', 'mislabelling'], // kit incorrectly labelled
+  'Z-0001-2023': ['serious', 'Class I', 'other'], // distributed without authorisation
+  'Z-0856-2022': ['medium', 'Class II', 'microbial_contamination'], // TAMC failure
+  'Z-0174-2023': ['medium', 'Class II', 'laceration'], // needle tip exposed
+  'Z-0441-2019': ['medium', 'Class II', 'other'], // "Replacement campaign …" names no hazard
+  'Z-2481-2023': ['medium', 'Class II', 'quality_defect'], // cracked weld
+  'Z-0899-2022': ['medium', 'Class II', 'mislabelling'], // wrong implant packaged in kit
+  'Z-2317-2017': ['medium', 'Class II', 'quality_defect'], // outside the Quality System Regulation
+  'Z-2049-2023': ['medium', 'Class II', 'quality_defect'], // may not meet specifications
+  'Z-1697-2023': ['medium', 'Class II', 'mislabelling'], // another flavour in the package
+};
+
+test('parses all 12 records of the real openFDA device page, with data_as_of from meta.last_updated', (t) => {
+  const body = loadSample(t);
+  if (body === undefined) return;
+  const parsed = usFdaDevice.parse({ name: 'page-1.json', body });
+  assert.equal(parsed.drafts.length, 12);
+  assert.equal(parsed.dataAsOf, '2026-06-24');
+  for (const d of parsed.drafts) {
+    assert.match(d.recordId, /^Z-\d{4}-\d{4}$/);
+    assert.equal(d.product.category, 'medical_devices');
+    assert.deepEqual(d.product.brands, [], 'no real device record carries a filled openfda block');
+    assert.deepEqual(d.product.models, []);
+    assert.deepEqual(d.countries, ['US']);
+    assert.equal(d.remedy, 'unknown');
+    assert.equal(d.summary, d.hazard.text);
+    assert.ok(d.title !== null && d.title.length > 0 && d.title.length <= 120, d.recordId);
+    assert.match(d.recall_date ?? '', /^\d{4}-\d{2}-\d{2}$/);
+    assert.match(d.published_date ?? '', /^\d{4}-\d{2}-\d{2}$/);
+    assert.equal(
+      d.url,
+      `https://api.fda.gov/device/enforcement.json?search=recall_number:%22${d.recordId}%22`,
+    );
+  }
+});
+
+test('extracts exactly the identifiers read by hand from each real device record', (t) => {
+  const drafts = parseSample(t);
+  if (drafts === undefined) return;
+  assert.deepEqual(drafts.map((d) => d.recordId).sort(), Object.keys(EXPECTED_IDENTIFIERS).sort());
+  for (const d of drafts) {
+    const actual = d.identifiers.map((i): Expected => [i.kind, i.value, i.normalized, i.confidence]);
+    assert.deepEqual(actual, EXPECTED_IDENTIFIERS[d.recordId], d.recordId);
+  }
+});
+
+test('maps the FDA class to severity and the reason to a hazard on every real device record', (t) => {
+  const drafts = parseSample(t);
+  if (drafts === undefined) return;
+  assert.deepEqual(drafts.map((d) => d.recordId).sort(), Object.keys(EXPECTED_CLASSIFICATION).sort());
+  for (const d of drafts) {
+    assert.deepEqual(
+      [d.severity, d.source_classification, d.hazard.category],
+      EXPECTED_CLASSIFICATION[d.recordId],
+      d.recordId,
+    );
+  }
+  const byId = new Map(drafts.map((d) => [d.recordId, d]));
+  const catheter = byId.get('Z-0174-2023')!;
+  assert.equal(catheter.title, 'BD Nexiva Closed IV Catheter System - Single Port');
+  assert.equal(catheter.recall_date, '2022-10-12');
+  assert.equal(catheter.published_date, '2022-11-09');
+  assert.equal(byId.get('Z-0441-2019')!.title, 'Heron toilet and bath chair');
+  assert.equal(byId.get('Z-1697-2023')!.title, 'BencoDental iris 5% NaF varnish');
+});
+
+// --- a project-written record (never a real recall) ---------------------------------------------
+
+test('takes a GS1 UDI in code_info as extracted, with its AI (10) lot as a separate extracted lot', () => {
+  // Fictional: GS1 company prefix 0999990, every name made up; the GTIN's check digit holds.
+  const record = {
+    recall_number: 'Z-9999-2099',
+    classification: 'Class I',
+    product_type: 'Devices',
+    product_description: 'TEST DATA Infusion Set, Catalog No. TD-1000',
+    reason_for_recall: 'TEST DATA: the connector may separate, leading to a leak.',
+    code_info: 'UDI (01)00999990000018(17)991231(10)TLOT42, Lot TLOT43; REF TD1001',
+    recall_initiation_date: '20990101',
+    report_date: '20990201',
+    openfda: {},
+  };
+  const body = Buffer.from(JSON.stringify({ meta: {}, results: [record] }));
+  const [draft] = usFdaDevice.parse({ name: 'page-0001.json', body }).drafts;
+  assert.ok(draft);
+  assert.equal(draft.severity, 'serious');
+  assert.equal(draft.product.category, 'medical_devices');
+  assert.deepEqual(
+    draft.identifiers.map((i): Expected => [i.kind, i.value, i.normalized, i.confidence]),
+    [
+      ['lot', 'TLOT42', 'TLOT42', 'extracted'], // positional, behind AI (10) of a checked GS1 string
+      ['lot', 'TLOT43', 'TLOT43', 'inferred'],
+      ['model', 'TD-1000', 'TD1000', 'inferred'],
+      ['model', 'TD1001', 'TD1001', 'inferred'],
+      ['udi', '(01)00999990000018(17)991231(10)TLOT42', '00999990000018', 'extracted'],
+    ],
+  );
+});
+
+test('describes the device feed: meta, licence and mirror files', () => {
+  assert.equal(usFdaDevice.meta.id, 'us-fda-device');
+  assert.equal(usFdaDevice.meta.agency, 'U.S. Food and Drug Administration');
+  assert.equal(usFdaDevice.meta.jurisdiction, 'US');
+  assert.equal(usFdaDevice.meta.licence.id, 'CC0-1.0');
+  assert.equal(usFdaDevice.meta.licence.url, 'https://open.fda.gov/license/');
+  assert.match(usFdaDevice.meta.licence.attribution, /openFDA/);
+  assert.equal(usFdaDevice.meta.homepage, 'https://open.fda.gov/apis/device/enforcement/');
+  assert.equal(usFdaDevice.meta.cadenceHours, 168);
+  assert.equal(usFdaDevice.meta.defaultBaseUrl, 'https://api.fda.gov');
+  assert.equal(usFdaDevice.acceptsFile('page-0001.json'), true);
+  assert.equal(usFdaDevice.acceptsFile('FLAT_RCL.zip'), false);
+});
+
+test('fetches from the device endpoint', async () => {
+  const requested: string[] = [];
+  const pages = usFdaDevice.fetch({
+    baseUrl: 'https://openfda.test/',
+    now: new Date('2004-06-01T00:00:00Z'),
+    since: null,
+    fetcher: {
+      async get(url) {
+        requested.push(url);
+        const results = [{ recall_number: 'Z-0001-2004' }];
+        const meta = { results: { skip: 0, limit: 1000, total: 1 } };
+        return { status: 200, body: Buffer.from(JSON.stringify({ meta, results })) };
+      },
+    },
+  });
+  const names: string[] = [];
+  for await (const page of pages) names.push(page.name);
+  assert.deepEqual(names, ['page-0001.json']);
+  assert.deepEqual(requested, [
+    'https://openfda.test/device/enforcement.json?search=report_date:[20040101+TO+20041231]&limit=1000&skip=0',
+  ]);
+});
