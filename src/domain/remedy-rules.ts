@@ -30,9 +30,9 @@ export const REMEDY_RULES: readonly RemedyRule[] = [
   {
     remedy: 'dispose',
     patterns: [
-      /\b(dispose|disposal|destroy|discard|throw (it |them )?(away|out))\b/i,
-      /\bdo not (eat|consume|drink)\b/i,
-      /\breturn (it |them |the product )?to the (store|place of purchase|shop)\b/i,
+      /\b(dispose|disposal|destroy|discard|thrown? (it |them )?(away|out))\b/i,
+      /\b(do not|not to) (eat|consume|drink|feed)\b/i,
+      /\breturn(ed)? (it |them |the products? )?to the (store|place of purchase|shop)\b/i,
     ],
   },
   {

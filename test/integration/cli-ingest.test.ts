@@ -139,15 +139,15 @@ describe('recalls ingest from the agency (a local stand-in)', () => {
     const { dir, env } = tempEnv();
     const withUrl = { ...env, RECALLS_SOURCE_US_FDA_FOOD_URL: standIn.url };
     try {
-      const first = await runCli(['ingest'], withUrl);
+      const first = await runCli(['ingest', '--source', 'us-fda-food'], withUrl);
       assert.equal(first.code, 0, first.stderr + first.stdout);
       assert.match(first.stdout, /us-fda-food: ok, 2600 records/);
       assert.deepEqual(standIn.unexpected, []);
-      const second = await runCli(['ingest'], withUrl);
+      const second = await runCli(['ingest', '--source', 'us-fda-food'], withUrl);
       assert.equal(second.code, 0);
       assert.match(second.stdout, /us-fda-food: skipped: already rebuilt today/);
       const before304 = standIn.notModified;
-      const forced = await runCli(['ingest', '--force'], withUrl);
+      const forced = await runCli(['ingest', '--source', 'us-fda-food', '--force'], withUrl);
       assert.equal(forced.code, 0, forced.stderr);
       assert.match(forced.stdout, /0 new, 0 amended, 2600 unchanged/);
       assert.ok(standIn.notModified > before304, 'the unchanged pages were answered 304');
@@ -160,10 +160,15 @@ describe('recalls ingest from the agency (a local stand-in)', () => {
     const { dir, env } = tempEnv();
     try {
       assert.equal(
-        (await runCli(['ingest'], { ...env, RECALLS_SOURCE_US_FDA_FOOD_URL: standIn.url })).code,
+        (
+          await runCli(['ingest', '--source', 'us-fda-food'], {
+            ...env,
+            RECALLS_SOURCE_US_FDA_FOOD_URL: standIn.url,
+          })
+        ).code,
         0,
       );
-      const broken = await runCli(['ingest', '--force'], {
+      const broken = await runCli(['ingest', '--source', 'us-fda-food', '--force'], {
         ...env,
         RECALLS_SOURCE_US_FDA_FOOD_URL: 'http://127.0.0.1:9',
         RECALLS_UPSTREAM_RETRIES: '0',
@@ -192,10 +197,10 @@ describe('recalls ingest from the agency (a local stand-in)', () => {
     standIn.delayMs = 150;
     try {
       assert.equal((await runCli(['keys', 'list'], env)).code, 0, 'schema created first');
-      const a = startCli(['ingest'], withUrl);
+      const a = startCli(['ingest', '--source', 'us-fda-food'], withUrl);
       const seen = standIn.requests.length;
       while (standIn.requests.length === seen) await new Promise((r) => setTimeout(r, 20));
-      const b = await runCli(['ingest'], withUrl);
+      const b = await runCli(['ingest', '--source', 'us-fda-food'], withUrl);
       assert.equal(b.code, 75);
       assert.match(b.stderr, /Another ingest is running \(held by .+:\d+:.+ since /);
       const ra = await a.done;

@@ -290,8 +290,8 @@ describe('several API nodes on PostgreSQL and Redis', () => {
     try {
       const runEnv = { ...env, RECALLS_SOURCE_US_FDA_FOOD_URL: standIn.url };
       const [a, b] = await Promise.all([
-        runCli(['ingest', '--force'], runEnv),
-        runCli(['ingest', '--force'], runEnv),
+        runCli(['ingest', '--source', 'us-fda-food', '--force'], runEnv),
+        runCli(['ingest', '--source', 'us-fda-food', '--force'], runEnv),
       ]);
       const codes = [a.code, b.code].sort();
       assert.deepEqual(codes, [0, 75], `${a.stdout}${a.stderr}\n${b.stdout}${b.stderr}`);

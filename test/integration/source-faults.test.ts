@@ -46,6 +46,20 @@ const EMPTY_PAGES: Record<string, { type: string; body: string | Buffer }> = {
     body: Buffer.from(zipSync({ 'FLAT_RCL_POST_2010.txt': new Uint8Array(0) })),
   },
   'us-cpsc': { type: 'application/json', body: '[]' },
+  'us-fsis': { type: 'application/json', body: '[]' },
+  'ca-hc': { type: 'application/json', body: '[]' },
+  'eu-safety-gate': {
+    type: 'application/xml',
+    body: '<?xml version="1.0" encoding="UTF-8"?>\n<Safety-Gate></Safety-Gate>',
+  },
+  'uk-fsa': {
+    type: 'application/json',
+    body: JSON.stringify({ meta: { publisher: 'Food Standards Agency', limit: 100, offset: 0 }, items: [] }),
+  },
+  'au-accc': {
+    type: 'application/rss+xml',
+    body: '<?xml version="1.0" encoding="utf-8"?>\n<rss version="2.0"><channel><title>Recalls</title><link>https://www.productsafety.gov.au/</link><description>Recalls</description></channel></rss>',
+  },
   'us-fda-food': EMPTY_OPENFDA,
 };
 

@@ -17,6 +17,10 @@ test('maps agency remedy wording to the canonical remedies', () => {
     ['Do not eat the recalled product. Throw it away or return it to the place of purchase.', 'dispose'],
     ['Consumers should stop using the product immediately.', 'stop_use'],
     ['Owners are advised to park outside until the remedy is completed.', 'stop_use'],
+    [
+      'Consumers are urged not to consume these products. They should be thrown away or returned to the place of purchase.',
+      'dispose',
+    ],
     ['Withdrawal of the product from the market', 'other'],
   ];
   for (const [text, expected] of cases) assert.equal(classifyRemedy(text), expected, JSON.stringify(text));

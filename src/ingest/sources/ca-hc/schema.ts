@@ -1,0 +1,70 @@
+/**
+ * Health Canada's Recalls and Safety Alerts open-data dump (English, `HCRSAMOpenData.json`) as
+ * served: one bare JSON array of rows, validated leniently at the edge. Unknown columns pass
+ * (some tooling also reads `Main issue`, `Secondary issue`, `Bacteria subtype`), known columns
+ * must be text or null, and every row needs its `NID`. Anything else is drift and fails here,
+ * loudly, as a format error.
+ */
+import { Type, type Static, type TSchema } from '@sinclair/typebox';
+import { Value } from '@sinclair/typebox/value';
+import { formatError } from '../../errors.ts';
+
+/** A text column: the dump writes `null` for missing values (`Product`, `Last updated` …). */
+const Text = Type.Optional(Type.Union([Type.String(), Type.Null()]));
+
+/** One row of the English dump; the column names are Health Canada's, spaces included. */
+export const HcRow = Type.Object(
+  {
+    NID: Type.Union([Type.String(), Type.Integer({ minimum: 0 })]),
+    Title: Text,
+    URL: Text,
+    Organization: Text,
+    Product: Text,
+    Issue: Text,
+    'What you should do': Text,
+    Category: Text,
+    'Recall class': Text,
+    'Last updated': Text,
+    Archived: Type.Optional(Type.Union([Type.String(), Type.Integer(), Type.Boolean(), Type.Null()])),
+  },
+  { additionalProperties: true },
+);
+export type HcRow = Static<typeof HcRow>;
+
+const PageShape = Type.Array(Type.Unknown());
+
+function firstError(schema: TSchema, value: unknown): string {
+  const error = Value.Errors(schema, value).First();
+  return error === undefined ? 'does not match' : `${error.path || '/'}: ${error.message}`;
+}
+
+/** The row's id: `NID` as text, without padding or invisible characters. */
+export function hcRecordId(row: HcRow): string {
+  return String(row.NID)
+    .replace(/[\u200b-\u200f\u2060\ufeff]/g, '')
+    .trim();
+}
+
+/**
+ * Parses and validates the dump. Throws UpstreamError('format') naming the first offending place
+ * when the body is not JSON (a leading byte-order mark is allowed), not an array, or a row drifted.
+ */
+export function parseHcDump(body: Buffer | string, url?: string): HcRow[] {
+  let json: unknown;
+  try {
+    const text = typeof body === 'string' ? body : body.toString('utf8');
+    json = JSON.parse(text.replace(/^\ufeff/, ''));
+  } catch (cause) {
+    throw formatError(`Health Canada dump is not JSON: ${(cause as Error).message}`, url);
+  }
+  if (!Value.Check(PageShape, json)) {
+    throw formatError(`Health Canada dump is not a bare JSON array: ${firstError(PageShape, json)}`, url);
+  }
+  return json.map((row, i) => {
+    if (!Value.Check(HcRow, row)) {
+      throw formatError(`Health Canada row [${i}] drifted: ${firstError(HcRow, row)}`, url);
+    }
+    if (hcRecordId(row) === '') throw formatError(`Health Canada row [${i}] drifted: empty NID`, url);
+    return row;
+  });
+}

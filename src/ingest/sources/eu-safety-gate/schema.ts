@@ -1,0 +1,197 @@
+/**
+ * The two Safety Gate XML documents as served, validated leniently at the edge: the weekly
+ * report list (`<Safety-Gate><weeklyReport>…`) and one weekly report (`<Safety-Gate>
+ * <report_date>…<notifications>…`). Unknown elements pass; the elements we read must be text;
+ * every notification needs a case number and every report a publication date. Anything else
+ * is drift and fails here, loudly, as a format error.
+ */
+import { Type, type Static, type TSchema } from '@sinclair/typebox';
+import { Value } from '@sinclair/typebox/value';
+import { XMLParser, XMLValidator } from 'fast-xml-parser';
+import { formatError } from '../../errors.ts';
+
+/** Elements that may repeat; read as arrays even when there is one. */
+const REPEATED = new Set(['weeklyReport', 'notifications', 'picture']);
+
+const parser = new XMLParser({
+  ignoreAttributes: true,
+  // Barcodes and batch numbers keep their leading zeros: every value stays a string.
+  parseTagValue: false,
+  trimValues: true,
+  isArray: (name) => REPEATED.has(name),
+});
+
+const Text = Type.Optional(Type.String());
+/** A field that may, exceptionally, be repeated: its values are joined with "; ". */
+const TextOrList = Type.Optional(Type.Union([Type.String(), Type.Array(Type.String())]));
+
+/** One entry of the weekly report list. */
+export const WeeklyReportEntry = Type.Object(
+  {
+    reference: Text,
+    publicationDate: Type.String({ minLength: 1 }),
+    year: Text,
+    week: Text,
+    URL: Type.String({ minLength: 1 }),
+  },
+  { additionalProperties: true },
+);
+
+/** One alert (a "notification") of a weekly report. */
+export const Notification = Type.Object(
+  {
+    caseNumber: Type.String({ minLength: 1 }),
+    reference: Text,
+    category: Text,
+    product: Text,
+    brand: Text,
+    name: Text,
+    type_numberOfModel: TextOrList,
+    model: TextOrList,
+    batchNumber: TextOrList,
+    barcode: TextOrList,
+    riskType: Text,
+    level: Text,
+    riskLevel: Text,
+    danger: Text,
+    measures: Text,
+    description: Text,
+    notifyingCountry: Text,
+    countryOfOrigin: Text,
+    type: Text,
+    URLrecall: Text,
+    companyRecallCode: Text,
+    productionDates: Text,
+    // Not seen in any description of the weekly report; read when present, whatever its shape.
+    countries: Type.Optional(Type.Unknown()),
+  },
+  { additionalProperties: true },
+);
+export type Notification = Static<typeof Notification>;
+
+const ListRoot = Type.Object({ weeklyReport: Type.Array(Type.Unknown()) }, { additionalProperties: true });
+const ReportRoot = Type.Object(
+  { report_date: Type.String({ minLength: 1 }), notifications: Type.Optional(Type.Array(Type.Unknown())) },
+  { additionalProperties: true },
+);
+
+/** A weekly report as listed: its id (from its address), reference and publication date. */
+export interface WeeklyReportRef {
+  /** The numeric report id in the detail address (`…/detail/xml/10000325…`). */
+  id: string;
+  reference: string | null;
+  /** YYYY-MM-DD. */
+  publicationDate: string;
+  /** The detail address as listed (entities decoded). */
+  url: string;
+}
+
+export interface WeeklyReport {
+  /** YYYY-MM-DD. */
+  reportDate: string;
+  notifications: Notification[];
+}
+
+export type SafetyGateDocument =
+  { kind: 'list'; reports: WeeklyReportRef[] } | { kind: 'report'; report: WeeklyReport };
+
+function firstError(schema: TSchema, value: unknown): string {
+  const error = Value.Errors(schema, value).First();
+  return error === undefined ? 'does not match' : `${error.path || '/'}: ${error.message}`;
+}
+
+/**
+ * A Safety Gate date (`DD/MM/YYYY`, as the reports print them, or ISO `YYYY-MM-DD`) as
+ * `YYYY-MM-DD`, or null when it is no real calendar day.
+ */
+export function safetyGateDate(value: string): string | null {
+  const v = value.trim();
+  let y: number, mo: number, d: number;
+  let m = /^(\d{1,2})[/.-](\d{1,2})[/.-](\d{4})$/.exec(v);
+  if (m) [d, mo, y] = [Number(m[1]), Number(m[2]), Number(m[3])];
+  else {
+    m = /^(\d{4})-(\d{2})-(\d{2})(?:T.*)?$/.exec(v);
+    if (!m) return null;
+    [y, mo, d] = [Number(m[1]), Number(m[2]), Number(m[3])];
+  }
+  const date = new Date(Date.UTC(y, mo - 1, d));
+  if (date.getUTCFullYear() !== y || date.getUTCMonth() !== mo - 1 || date.getUTCDate() !== d) return null;
+  return date.toISOString().slice(0, 10);
+}
+
+/** The report id in a listed detail address, e.g. `…/weeklyReport/detail/xml/10000325?language=en`. */
+export function reportIdFromUrl(url: string): string | null {
+  return /\/weeklyReport\/detail\/xml\/(\d+)(?:[?,/]|$)/.exec(url)?.[1] ?? null;
+}
+
+function parseXml(body: Buffer | string, url: string | undefined): Record<string, unknown> {
+  const xml = (typeof body === 'string' ? body : body.toString('utf8')).replace(/^\uFEFF/, '');
+  const valid = XMLValidator.validate(xml);
+  if (valid !== true) {
+    throw formatError(
+      `Safety Gate page is not well-formed XML: ${valid.err.msg} (line ${valid.err.line})`,
+      url,
+    );
+  }
+  const doc: unknown = parser.parse(xml);
+  const root =
+    doc !== null && typeof doc === 'object' ? (doc as Record<string, unknown>)['Safety-Gate'] : undefined;
+  if (root === null || typeof root !== 'object' || Array.isArray(root)) {
+    throw formatError('Safety Gate page has no <Safety-Gate> root element', url);
+  }
+  return root as Record<string, unknown>;
+}
+
+function parseList(root: Record<string, unknown>, url: string | undefined): WeeklyReportRef[] {
+  if (!Value.Check(ListRoot, root)) {
+    throw formatError(`Safety Gate report list drifted: ${firstError(ListRoot, root)}`, url);
+  }
+  return root.weeklyReport.map((entry, i) => {
+    if (!Value.Check(WeeklyReportEntry, entry)) {
+      throw formatError(
+        `Safety Gate weeklyReport[${i}] drifted: ${firstError(WeeklyReportEntry, entry)}`,
+        url,
+      );
+    }
+    const listed = entry.URL.trim();
+    const id = reportIdFromUrl(listed);
+    const publicationDate = safetyGateDate(entry.publicationDate);
+    if (id === null) throw formatError(`Safety Gate weeklyReport[${i}] has no report id in "${listed}"`, url);
+    if (publicationDate === null) {
+      throw formatError(
+        `Safety Gate weeklyReport[${i}] has no valid publicationDate: "${entry.publicationDate}"`,
+        url,
+      );
+    }
+    return { id, reference: entry.reference?.trim() || null, publicationDate, url: listed };
+  });
+}
+
+function parseReport(root: Record<string, unknown>, url: string | undefined): WeeklyReport {
+  if (!Value.Check(ReportRoot, root)) {
+    throw formatError(`Safety Gate weekly report drifted: ${firstError(ReportRoot, root)}`, url);
+  }
+  const reportDate = safetyGateDate(root.report_date);
+  if (reportDate === null)
+    throw formatError(`Safety Gate report_date is not a date: "${root.report_date}"`, url);
+  const notifications = (root.notifications ?? []).map((n, i) => {
+    if (!Value.Check(Notification, n)) {
+      throw formatError(`Safety Gate notifications[${i}] drifted: ${firstError(Notification, n)}`, url);
+    }
+    return n;
+  });
+  return { reportDate, notifications };
+}
+
+/**
+ * Parses one Safety Gate page: the weekly report list or one weekly report, told apart by
+ * their content. Throws UpstreamError('format') when the page is not well-formed XML, has no
+ * `<Safety-Gate>` root, is neither document, or an entry drifted.
+ */
+export function parseSafetyGatePage(body: Buffer | string, url?: string): SafetyGateDocument {
+  const root = parseXml(body, url);
+  if ('weeklyReport' in root) return { kind: 'list', reports: parseList(root, url) };
+  if ('report_date' in root || 'notifications' in root)
+    return { kind: 'report', report: parseReport(root, url) };
+  throw formatError('Safety Gate page is neither the weekly report list nor a weekly report', url);
+}

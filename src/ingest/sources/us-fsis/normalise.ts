@@ -1,0 +1,211 @@
+/**
+ * FSIS recall records → recall drafts. Pure: no I/O, no clock.
+ *
+ * English and Spanish versions of a notice are separate records sharing `field_recall_number`;
+ * {@link selectFsisRecords} keeps one record per notice (the English one when there is one),
+ * and {@link normaliseFsisRecord} maps it. The contact fields are never copied, and the press
+ * release is cleaned of contact details before it becomes the summary (see press-release.ts).
+ */
+import { isCalendarDate } from '../../../domain/dates.ts';
+import { classifyHazard } from '../../../domain/hazard-rules.ts';
+import type { IdentifierKind } from '../../../domain/identifiers/kinds.ts';
+import type { RecallDraft } from '../../../domain/recall.ts';
+import { classifyRemedy } from '../../../domain/remedy-rules.ts';
+import type { Remedy, Severity } from '../../../domain/taxonomy.ts';
+import { extractLabelledIdentifiers, mergeIdentifiers } from '../../extract/labelled-identifiers.ts';
+import { htmlToLines, plainText } from '../../extract/html-text.ts';
+import { adviceLines, contactParts, pressReleaseLines } from './press-release.ts';
+import { fsisRecallNumber, type FsisRecord } from './schema.ts';
+
+/** The public site the record addresses point at. */
+export const FSIS_SITE = 'https://www.fsis.usda.gov';
+
+/**
+ * Identifier kinds taken from FSIS prose: barcodes and lots, each only next to a label that
+ * names it. Establishment numbers (`EST. 12345`) are never taken (see readme.md), and models,
+ * NDCs and UDIs do not occur on meat, poultry and egg products.
+ */
+const KINDS: readonly IdentifierKind[] = ['upc', 'ean', 'gtin', 'lot', 'batch'];
+
+/** FSIS classes; a Public Health Alert is not a class (see readme.md for why it maps to `high`). */
+const SEVERITY_BY_CLASS: Readonly<Record<string, Severity>> = {
+  i: 'serious',
+  ii: 'medium',
+  iii: 'low',
+};
+
+/** FSIS's standard disposal advice, which the shared remedy rules do not word this way. */
+const FSIS_DISPOSE: readonly RegExp[] = [
+  /\bthrown (?:away|out)\b/i,
+  /\breturned to the (?:place|point|store) of purchase\b/i,
+  /\bnot to (?:eat|consume)\b/i,
+  /\bdesech\w*/i,
+  /\bdevolver\w* al lugar de (?:la )?compra\b/i,
+  /\bno consumir\w*/i,
+];
+
+/** A multi-value field (string before June 2026, array since) as a list of non-empty strings. */
+export function fsisList(value: string | readonly string[] | null | undefined): string[] {
+  if (value === null || value === undefined) return [];
+  return (typeof value === 'string' ? [value] : value).filter((v) => v.trim() !== '');
+}
+
+function fsisText(value: string | readonly string[] | null | undefined): string | null {
+  const parts = fsisList(value)
+    .map((v) => plainText(v))
+    .filter((v): v is string => v !== null);
+  return parts.length === 0 ? null : parts.join(', ');
+}
+
+/** Whether a record is the English version (`langcode` "English"). */
+export function isEnglish(record: FsisRecord): boolean {
+  return /^\s*(?:english|en)\s*$/i.test(record.langcode);
+}
+
+/**
+ * The recall numbers a notice covers: `019-020-2026` covers `019-2026` and `020-2026`; any
+ * other form (`036-2025`, `PHA-04092026-01`, `007-2020-EXP`) covers itself.
+ */
+export function fsisRecallNumbers(recallNumber: string): string[] {
+  const m = /^(\d{3}(?:-\d{3})+)-(\d{4})$/.exec(recallNumber);
+  if (m === null) return [recallNumber];
+  return m[1]!.split('-').map((n) => `${n}-${m[2]}`);
+}
+
+/**
+ * One record per notice. Twins share a recall number: the English version is kept and the
+ * others dropped. A non-English record is also dropped when every recall number it covers is
+ * covered by English records (a compound `019-020-2026` twin of `019-2026` and `020-2026`, or
+ * the reverse). A non-English record with no English twin stays. Between two records of the
+ * same language and number, the later `field_last_modified_date` wins, then the first served.
+ * Notices keep the order in which the feed first lists them.
+ */
+export function selectFsisRecords(records: readonly FsisRecord[]): FsisRecord[] {
+  const chosen = new Map<string, FsisRecord>();
+  const rank = (r: FsisRecord): number => (isEnglish(r) ? 1 : 0);
+  for (const record of records) {
+    const key = fsisRecallNumber(record);
+    const seen = chosen.get(key);
+    if (
+      seen === undefined ||
+      rank(record) > rank(seen) ||
+      (rank(record) === rank(seen) &&
+        (record.field_last_modified_date ?? '').trim() > (seen.field_last_modified_date ?? '').trim())
+    ) {
+      chosen.set(key, record);
+    }
+  }
+  const english = new Set<string>();
+  for (const [key, record] of chosen) {
+    if (isEnglish(record)) for (const n of fsisRecallNumbers(key)) english.add(n);
+  }
+  return [...chosen].flatMap(([key, record]) =>
+    isEnglish(record) || !fsisRecallNumbers(key).every((n) => english.has(n)) ? [record] : [],
+  );
+}
+
+/** `YYYY-MM-DD` as FSIS writes it; null when empty or not a real calendar date. */
+export function fsisDate(value: string | null | undefined): string | null {
+  const v = (value ?? '').trim();
+  return isCalendarDate(v) ? v : null;
+}
+
+/**
+ * Severity from the class: `field_recall_classification` ("Class I/II/III", "Public Health
+ * Alert"), else `field_risk_level` ("High - Class I", "Medium - Class I", "Low - Class II",
+ * "Marginal - Class III", "Public Health Alert"), else a Public Health Alert `field_recall_type`.
+ */
+export function fsisSeverity(
+  record: Pick<FsisRecord, 'field_recall_classification' | 'field_risk_level' | 'field_recall_type'>,
+): Severity {
+  for (const label of [record.field_recall_classification, record.field_risk_level]) {
+    const text = (label ?? '').trim();
+    if (text === '') continue;
+    const cls = /\bclass\s+(iii|ii|i)\b/i.exec(text);
+    if (cls !== null) return SEVERITY_BY_CLASS[cls[1]!.toLowerCase()] ?? 'unknown';
+    return /\bpublic health alert\b/i.test(text) ? 'high' : 'unknown';
+  }
+  return /\bpublic health alert\b/i.test(record.field_recall_type ?? '') ? 'high' : 'unknown';
+}
+
+/** The public address of a notice: `field_recall_url`, made absolute and https on the FSIS site. */
+export function fsisUrl(value: string | null | undefined): string | null {
+  const v = (value ?? '').trim();
+  if (v === '') return null;
+  if (!URL.canParse(v, FSIS_SITE)) return null;
+  const url = new URL(v, FSIS_SITE);
+  if (url.protocol === 'http:' && /^(?:www\.)?fsis\.usda\.gov$/i.test(url.hostname)) url.protocol = 'https:';
+  return url.protocol === 'https:' || url.protocol === 'http:' ? url.href : null;
+}
+
+/** The remedy FSIS advises: the shared rules over the advice paragraphs, plus FSIS's own disposal wording. */
+export function fsisRemedy(advice: readonly string[]): Remedy {
+  const remedy = classifyRemedy(advice);
+  if (remedy === 'other' && FSIS_DISPOSE.some((re) => advice.some((line) => re.test(line)))) return 'dispose';
+  return remedy;
+}
+
+/** Maps one FSIS record (chosen by {@link selectFsisRecords}) to a recall draft. */
+export function normaliseFsisRecord(record: FsisRecord): RecallDraft {
+  const recordId = fsisRecallNumber(record);
+  const title = plainText(record.field_title);
+  const reason = fsisText(record.field_recall_reason);
+  const productLines = fsisList(record.field_product_items).flatMap((v) => htmlToLines(v));
+
+  // What is public anyway: a contact part that also appears here (the firm's name) is not personal.
+  const publicText = [
+    title,
+    fsisText(record.field_establishment),
+    reason,
+    fsisText(record.field_processing),
+    fsisText(record.field_states),
+    ...productLines,
+  ]
+    .filter((t): t is string => t !== null)
+    .join('\n');
+  const sensitive = contactParts(
+    [...fsisList(record.field_company_media_contact), ...fsisList(record.field_media_contact)],
+    publicText,
+  );
+  const summaryLines = pressReleaseLines(record.field_summary, sensitive);
+  // The hazard is named in the title and the narrative; product names ("Fire-Roasted …") would mislead.
+  const products = new Set(productLines);
+  const narrative = summaryLines.filter((line) => !products.has(line));
+  const language = isEnglish(record) ? null : record.langcode.trim() || 'Unknown language';
+
+  return {
+    recordId,
+    title: title === null || language === null ? title : `[${language}] ${title}`,
+    summary: summaryLines.length === 0 ? null : summaryLines.join('\n'),
+    hazard: {
+      category: classifyHazard([reason, title, ...narrative].filter((t) => t !== null).join('\n') || null),
+      text: reason,
+    },
+    product: { category: 'food', brands: [], models: [] },
+    severity: fsisSeverity(record),
+    source_classification:
+      plainText(record.field_recall_classification) ?? plainText(record.field_risk_level),
+    remedy: fsisRemedy(adviceLines(summaryLines)),
+    recall_date: fsisDate(record.field_recall_date),
+    published_date: fsisDate(record.field_recall_date),
+    countries: ['US'],
+    url: fsisUrl(record.field_recall_url),
+    identifiers: mergeIdentifiers(
+      ...[...productLines, ...summaryLines].map((line) => extractLabelledIdentifiers(line, { kinds: KINDS })),
+    ),
+  };
+}
+
+/**
+ * The feed's freshness: the newest `field_last_modified_date` or `field_recall_date` in the
+ * response (the bare array carries no stamp of its own); null when no record has a date.
+ */
+export function fsisDataAsOf(records: readonly FsisRecord[]): string | null {
+  let newest: string | null = null;
+  for (const r of records) {
+    for (const d of [fsisDate(r.field_last_modified_date), fsisDate(r.field_recall_date)]) {
+      if (d !== null && (newest === null || d > newest)) newest = d;
+    }
+  }
+  return newest;
+}

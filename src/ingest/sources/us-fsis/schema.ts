@@ -1,0 +1,97 @@
+/**
+ * The FSIS recall API response as served (one bare JSON array of records), validated leniently
+ * at the edge: unknown fields pass, known fields must have the type FSIS documents, and every
+ * record needs a language and a recall number. Anything else is drift and fails here, loudly,
+ * as a format error.
+ *
+ * Ten multi-value fields changed from comma-joined strings to JSON arrays of strings in June
+ * 2026 (reported by justanesta/consumer-product-recalls, "Finding S"); both shapes are accepted,
+ * so archived pre-change bodies still parse.
+ */
+import { Type, type Static, type TSchema } from '@sinclair/typebox';
+import { Value } from '@sinclair/typebox/value';
+import { formatError } from '../../errors.ts';
+
+/** A scalar text field: FSIS sends `""` for an empty value; `null` and absence are tolerated. */
+const Text = Type.Optional(Type.Union([Type.String(), Type.Null()]));
+/** A multi-value field: a string (before June 2026) or an array of strings (since). */
+const TextOrList = Type.Optional(Type.Union([Type.String(), Type.Array(Type.String()), Type.Null()]));
+
+/** One record of `GET /fsis/api/recall/v/1` (English and Spanish versions are separate records). */
+export const FsisRecord = Type.Object(
+  {
+    field_recall_number: Text,
+    field_recall_number_export: Text,
+    langcode: Type.String(),
+    field_title: Text,
+    field_recall_url: Text,
+    field_recall_date: Text,
+    field_last_modified_date: Text,
+    field_closed_date: Text,
+    field_closed_year: Text,
+    field_year: Text,
+    field_recall_type: Text,
+    field_recall_classification: Text,
+    field_risk_level: Text,
+    field_summary: Text,
+    field_qty_recovered: Text,
+    field_active_notice: Text,
+    field_archive_recall: Text,
+    field_related_to_outbreak: Text,
+    field_has_spanish: Text,
+    field_translation_language: Text,
+    field_recall_reason: TextOrList,
+    field_processing: TextOrList,
+    field_states: TextOrList,
+    field_establishment: TextOrList,
+    field_labels: TextOrList,
+    field_product_items: TextOrList,
+    field_distro_list: TextOrList,
+    field_press_release: TextOrList,
+    field_en_press_release: TextOrList,
+    // Personal data: read only to make sure none of it reaches a draft (see normalise.ts).
+    field_company_media_contact: TextOrList,
+    field_media_contact: TextOrList,
+  },
+  { additionalProperties: true },
+);
+export type FsisRecord = Static<typeof FsisRecord>;
+
+const PageShape = Type.Array(Type.Unknown());
+
+function firstError(schema: TSchema, value: unknown): string {
+  const error = Value.Errors(schema, value).First();
+  return error === undefined ? 'does not match' : `${error.path || '/'}: ${error.message}`;
+}
+
+/** The recall number of a record: `field_recall_number` trimmed, else its export twin; '' when neither. */
+export function fsisRecallNumber(record: FsisRecord): string {
+  const own = (record.field_recall_number ?? '').trim();
+  return own !== '' ? own : (record.field_recall_number_export ?? '').trim();
+}
+
+/**
+ * Parses and validates one FSIS response body. Throws UpstreamError('format') naming the first
+ * offending place when the body is not JSON, not an array, or a record drifted.
+ */
+export function parseFsisPage(body: Buffer | string, url?: string): FsisRecord[] {
+  let json: unknown;
+  try {
+    const text = typeof body === 'string' ? body : body.toString('utf8');
+    json = JSON.parse(text.replace(/^\ufeff/, ''));
+  } catch (cause) {
+    throw formatError(`FSIS response is not JSON: ${(cause as Error).message}`, url);
+  }
+  if (!Value.Check(PageShape, json)) {
+    throw formatError(`FSIS response is not a bare JSON array: ${firstError(PageShape, json)}`, url);
+  }
+  return json.map((record, i) => {
+    if (!Value.Check(FsisRecord, record)) {
+      throw formatError(`FSIS record [${i}] drifted: ${firstError(FsisRecord, record)}`, url);
+    }
+    if (fsisRecallNumber(record) === '') {
+      throw formatError(`FSIS record [${i}] drifted: no field_recall_number`, url);
+    }
+    return record;
+  });
+}
