@@ -12,9 +12,29 @@ function dataAsOf(lastUpdated: string | undefined): string | null {
   return lastUpdated !== undefined && /^\d{4}-\d{2}-\d{2}$/.test(lastUpdated) ? lastUpdated : null;
 }
 
-export function createOpenFdaAdapter(meta: SourceMeta, productPath: OpenFdaProductPath): SourceAdapter {
+/** What the three openFDA enforcement feeds share: agency, licence, cadence, address. */
+function openFdaMeta(id: string, productPath: OpenFdaProductPath): SourceMeta {
   return {
-    meta,
+    id,
+    agency: 'U.S. Food and Drug Administration',
+    jurisdiction: 'US',
+    licence: {
+      id: 'CC0-1.0',
+      url: 'https://open.fda.gov/license/',
+      attribution:
+        'Data from openFDA, U.S. Food and Drug Administration (public domain); not endorsed by FDA.',
+    },
+    homepage: `https://open.fda.gov/apis/${productPath}/enforcement/`,
+    cadence: 'Weekly, following the FDA Enforcement Report (Wednesdays)',
+    cadenceHours: 168,
+    defaultBaseUrl: 'https://api.fda.gov',
+  };
+}
+
+/** The adapter of one openFDA enforcement feed (`/<productPath>/enforcement.json`). */
+export function createOpenFdaAdapter(id: string, productPath: OpenFdaProductPath): SourceAdapter {
+  return {
+    meta: openFdaMeta(id, productPath),
     fetch: (ctx) => fetchOpenFdaEnforcement(ctx, productPath),
     acceptsFile: (name) => name.toLowerCase().endsWith('.json'),
     parse(page: RawPage): ParsedPage {
