@@ -3,27 +3,61 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import SQLite from 'better-sqlite3';
+import { sql } from 'kysely';
+import type { Config } from '../../src/config.ts';
 import { runCli, startCli } from '../support/cli.ts';
 import { json } from '../support/service.ts';
 import { fdaPage, fdaRecord } from '../support/fda-records.ts';
 import { startOpenFdaStandIn } from '../support/openfda-server.ts';
 import { requireShared, sharedPath } from '../support/shared.ts';
+import { createTestDatabase, openRawEngine } from '../support/database.ts';
 
-function tempEnv() {
-  const dir = mkdtempSync(join(tmpdir(), 'recalls-cli-'));
-  return { dir, env: { DATABASE_URL: join(dir, 'recalls.db'), RECALLS_ARCHIVE_DIR: join(dir, 'archive') } };
+interface Temp {
+  dir: string;
+  env: Record<string, string>;
+  database: Config['database'];
+  cleanup(): Promise<void>;
 }
 
-function db(dir: string) {
-  return new SQLite(join(dir, 'recalls.db'), { readonly: true });
+/** A folder and an empty database on the test engine (RECALLS_TEST_ENGINE). */
+async function tempEnv(): Promise<Temp> {
+  const dir = mkdtempSync(join(tmpdir(), 'recalls-cli-'));
+  const db = await createTestDatabase(dir);
+  return {
+    dir,
+    database: db.database,
+    env: { DATABASE_URL: db.url, RECALLS_ARCHIVE_DIR: join(dir, 'archive') },
+    cleanup: async () => {
+      await db.drop();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Rows of a query, on a fresh connection (the commands under test write from other processes). */
+async function rows<T>(t: Temp, query: string): Promise<T[]> {
+  const engine = openRawEngine(t.database);
+  try {
+    return (await sql.raw<T>(query).execute(engine.db)).rows;
+  } finally {
+    await engine.close();
+  }
+}
+
+async function count(t: Temp, query: string): Promise<number> {
+  const [row] = await rows<{ n: unknown }>(t, query);
+  return Number(row?.n);
 }
 
 describe('recalls keys', () => {
-  const { dir, env } = tempEnv();
-  after(() => rmSync(dir, { recursive: true, force: true }));
+  let tmp: Temp;
+  before(async () => {
+    tmp = await tempEnv();
+  });
+  after(() => tmp.cleanup());
 
   test('create prints the key as the last line; list never shows it; revoke takes the key itself', async () => {
+    const { env } = tmp;
     const created = await runCli(['keys', 'create', '--plan', 'free', '--name', 'shop'], env);
     assert.equal(created.code, 0, created.stderr);
     const lines = created.stdout.trimEnd().split('\n');
@@ -33,10 +67,10 @@ describe('recalls keys', () => {
     assert.equal(listed.code, 0);
     assert.match(listed.stdout, /free\tactive/);
     assert.ok(!listed.stdout.includes(key), 'the key is never shown again');
-    const stored = db(dir).prepare('SELECT key_hash, prefix FROM api_keys').all() as {
-      key_hash: string;
-      prefix: string;
-    }[];
+    const stored = await rows<{ key_hash: string; prefix: string }>(
+      tmp,
+      'SELECT key_hash, prefix FROM api_keys',
+    );
     assert.equal(stored.length, 1);
     assert.ok(!JSON.stringify(stored).includes(key.slice(12)), 'only a hash and a short prefix are stored');
     const revoked = await runCli(['keys', 'revoke', key], env);
@@ -52,7 +86,8 @@ describe('recalls ingest --from', () => {
   test('accepts ../shared/upstream-samples as is, ignoring unknown folders and _reference', async (t) => {
     const samples = sharedPath('upstream-samples');
     if (!requireShared(t, samples, 'upstream-samples')) return;
-    const { dir, env } = tempEnv();
+    const tmp = await tempEnv();
+    const { env } = tmp;
     try {
       const first = await runCli(['ingest', '--from', samples], env);
       assert.equal(first.code, 0, first.stderr);
@@ -73,25 +108,20 @@ describe('recalls ingest --from', () => {
       );
       assert.match(report.stdout, /identifiers: \d+ — .*upc\/extracted \d+/);
       assert.match(report.stdout, /severity: medium \d+ .*serious \d+/);
-      const d = db(dir);
-      assert.equal(
-        (d.prepare('SELECT count(*) n FROM revisions').get() as { n: number }).n,
-        0,
-        'no revision from a re-ingest',
+      assert.equal(await count(tmp, 'SELECT count(*) n FROM revisions'), 0, 'no revision from a re-ingest');
+      const [food] = await rows<{ data_as_of: string }>(
+        tmp,
+        "SELECT data_as_of FROM sources WHERE id = 'us-fda-food'",
       );
-      assert.equal(
-        (d.prepare("SELECT data_as_of FROM sources WHERE id = 'us-fda-food'").get() as { data_as_of: string })
-          .data_as_of,
-        '2026-06-17',
-      );
-      d.close();
+      assert.equal(food?.data_as_of, '2026-06-17');
     } finally {
-      rmSync(dir, { recursive: true, force: true });
+      await tmp.cleanup();
     }
   });
 
   test('changing one field of one record creates exactly one revision naming it', async () => {
-    const { dir, env } = tempEnv();
+    const tmp = await tempEnv();
+    const { dir, env } = tmp;
     try {
       const mirror = join(dir, 'mirror');
       mkdirSync(join(mirror, 'us-fda-food'), { recursive: true });
@@ -105,24 +135,20 @@ describe('recalls ingest --from', () => {
       writeFileSync(join(mirror, 'us-fda-food', 'page-1.json'), fdaPage(records, '2026-06-24'));
       const second = await runCli(['ingest', '--from', mirror], env);
       assert.match(second.stdout, /0 new, 1 amended, 19 unchanged/);
-      const d = db(dir);
-      const revs = d
-        .prepare('SELECT recall_id, revision, changed_fields, data_as_of FROM revisions')
-        .all() as {
+      const revs = await rows<{
         recall_id: string;
         revision: number;
         changed_fields: string;
         data_as_of: string;
-      }[];
+      }>(tmp, 'SELECT recall_id, revision, changed_fields, data_as_of FROM revisions');
       assert.equal(revs.length, 1);
       assert.equal(revs[0]!.revision, 2);
       assert.equal(revs[0]!.data_as_of, '2026-06-24');
       const changed = JSON.parse(revs[0]!.changed_fields);
       assert.ok('source_classification' in changed && 'severity' in changed, JSON.stringify(changed));
       assert.deepEqual(Object.keys(changed).sort(), ['severity', 'source_classification']);
-      d.close();
     } finally {
-      rmSync(dir, { recursive: true, force: true });
+      await tmp.cleanup();
     }
   });
 });
@@ -136,7 +162,8 @@ describe('recalls ingest from the agency (a local stand-in)', () => {
   after(() => standIn.close());
 
   test('pages through date slices, rebuilds at most once a day, and uses conditional GET when forced', async () => {
-    const { dir, env } = tempEnv();
+    const tmp = await tempEnv();
+    const { env } = tmp;
     const withUrl = { ...env, RECALLS_SOURCE_US_FDA_FOOD_URL: standIn.url };
     try {
       const first = await runCli(['ingest', '--source', 'us-fda-food'], withUrl);
@@ -152,12 +179,13 @@ describe('recalls ingest from the agency (a local stand-in)', () => {
       assert.match(forced.stdout, /0 new, 0 amended, 2600 unchanged/);
       assert.ok(standIn.notModified > before304, 'the unchanged pages were answered 304');
     } finally {
-      rmSync(dir, { recursive: true, force: true });
+      await tmp.cleanup();
     }
   });
 
   test('a failing agency marks the source failed and leaves its records untouched', async () => {
-    const { dir, env } = tempEnv();
+    const tmp = await tempEnv();
+    const { env } = tmp;
     try {
       assert.equal(
         (
@@ -175,24 +203,21 @@ describe('recalls ingest from the agency (a local stand-in)', () => {
       });
       assert.equal(broken.code, 1);
       assert.match(broken.stdout, /us-fda-food: failed/);
-      const d = db(dir);
-      assert.equal((d.prepare('SELECT count(*) n FROM recalls').get() as { n: number }).n, 2600);
-      const src = d
-        .prepare("SELECT consecutive_failures, last_error FROM sources WHERE id='us-fda-food'")
-        .get() as {
-        consecutive_failures: number;
-        last_error: string;
-      };
-      assert.equal(src.consecutive_failures, 1);
-      assert.ok(src.last_error.length > 0);
-      d.close();
+      assert.equal(await count(tmp, 'SELECT count(*) n FROM recalls'), 2600);
+      const [src] = await rows<{ consecutive_failures: number; last_error: string }>(
+        tmp,
+        "SELECT consecutive_failures, last_error FROM sources WHERE id='us-fda-food'",
+      );
+      assert.equal(src?.consecutive_failures, 1);
+      assert.ok((src?.last_error.length ?? 0) > 0);
     } finally {
-      rmSync(dir, { recursive: true, force: true });
+      await tmp.cleanup();
     }
   });
 
   test('two runs at once: one runs, the other says why it did not', async () => {
-    const { dir, env } = tempEnv();
+    const tmp = await tempEnv();
+    const { env } = tmp;
     const withUrl = { ...env, RECALLS_SOURCE_US_FDA_FOOD_URL: standIn.url };
     standIn.delayMs = 150;
     try {
@@ -207,12 +232,13 @@ describe('recalls ingest from the agency (a local stand-in)', () => {
       assert.equal(ra.code, 0, ra.stderr);
     } finally {
       standIn.delayMs = 0;
-      rmSync(dir, { recursive: true, force: true });
+      await tmp.cleanup();
     }
   });
 
   test('SIGKILL mid-run leaves the database consistent and the next run completes', async () => {
-    const { dir, env } = tempEnv();
+    const tmp = await tempEnv();
+    const { dir, env } = tmp;
     const mirror = join(dir, 'mirror');
     mkdirSync(join(mirror, 'us-fda-food'), { recursive: true });
     const big = Array.from({ length: 30000 }, (_, i) => fdaRecord(i));
@@ -229,36 +255,32 @@ describe('recalls ingest from the agency (a local stand-in)', () => {
         await new Promise((r) => setTimeout(r, delay));
         run.child.kill('SIGKILL');
         await run.done;
-        const d = db(dir);
-        assert.equal(
-          (d.prepare('PRAGMA integrity_check').get() as { integrity_check: string }).integrity_check,
-          'ok',
-        );
-        const n = (d.prepare('SELECT count(*) n FROM recalls').get() as { n: number }).n;
+        if (tmp.database.engine === 'sqlite') {
+          const [check] = await rows<{ integrity_check: string }>(tmp, 'PRAGMA integrity_check');
+          assert.equal(check?.integrity_check, 'ok');
+        }
+        const n = await count(tmp, 'SELECT count(*) n FROM recalls');
         assert.ok(n === 0 || n === 30000, `all or nothing, got ${n} after ${delay} ms`);
-        const orphans = (
-          d
-            .prepare('SELECT count(*) n FROM identifiers WHERE recall_id NOT IN (SELECT id FROM recalls)')
-            .get() as { n: number }
-        ).n;
+        const orphans = await count(
+          tmp,
+          'SELECT count(*) n FROM identifiers WHERE recall_id NOT IN (SELECT id FROM recalls)',
+        );
         assert.equal(orphans, 0);
-        d.close();
       }
       const next = await runCli(['ingest', '--from', mirror], env);
       assert.equal(next.code, 0, next.stderr);
       assert.match(next.stdout, /us-fda-food: ok, 30000 records/);
-      const d = db(dir);
-      assert.equal((d.prepare('SELECT count(*) n FROM recalls').get() as { n: number }).n, 30000);
-      d.close();
+      assert.equal(await count(tmp, 'SELECT count(*) n FROM recalls'), 30000);
     } finally {
-      rmSync(dir, { recursive: true, force: true });
+      await tmp.cleanup();
     }
   });
 });
 
 describe('recalls serve', () => {
   test('the run command brings the service up on SQLite and stops cleanly on SIGTERM', async () => {
-    const { dir, env } = tempEnv();
+    const tmp = await tempEnv();
+    const { env } = tmp;
     try {
       const serve = startCli(['serve'], { ...env, PORT: '0', LOG_LEVEL: 'info' });
       let url: string | undefined;
@@ -275,7 +297,7 @@ describe('recalls serve', () => {
       const result = await serve.done;
       assert.equal(result.code, 0);
     } finally {
-      rmSync(dir, { recursive: true, force: true });
+      await tmp.cleanup();
     }
   });
 });

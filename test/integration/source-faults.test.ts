@@ -20,6 +20,7 @@ import { SOURCE_ADAPTERS } from '../../src/ingest/registry.ts';
 import { openStore, type Store } from '../../src/store/database.ts';
 import { fdaRecord } from '../support/fda-records.ts';
 import { startOpenFdaStandIn } from '../support/openfda-server.ts';
+import { createTestDatabase } from '../support/database.ts';
 import { draft } from '../support/service.ts';
 
 type Fault = (req: IncomingMessage, res: ServerResponse, sourceId: string) => void;
@@ -126,8 +127,9 @@ describe('faults at the agency', () => {
         const dir = mkdtempSync(join(tmpdir(), 'recalls-fault-'));
         const agency = await faultyAgency(fault, meta.id);
         let store: Store | undefined;
+        const db = await createTestDatabase(dir);
         try {
-          store = await openStore({ engine: 'sqlite', path: join(dir, 'r.db') });
+          store = await openStore(db.database);
           await store.sources.register(SOURCE_ADAPTERS.map((a) => a.meta));
           const before = [draft('KEEP-1'), draft('KEEP-2', { title: 'kept as it was' })];
           await store.ingest.apply({
@@ -181,6 +183,7 @@ describe('faults at the agency', () => {
           assert.ok(health.degraded.includes(meta.id));
         } finally {
           await store?.close();
+          await db.drop();
           await agency.close();
           rmSync(dir, { recursive: true, force: true });
         }
