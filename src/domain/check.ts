@@ -101,18 +101,26 @@ export function buildReceipt(
 ): CheckReceipt {
   const byMatchKey = new Map<string, Hit[]>();
   const byProductKey = new Map<string, Hit[]>();
+  const add = (index: Map<string, Hit[]>, key: string, h: Hit) => {
+    const list = index.get(key);
+    if (list === undefined) index.set(key, [h]);
+    else list.push(h);
+  };
   for (const h of hits) {
-    byMatchKey.set(h.matchKey, [...(byMatchKey.get(h.matchKey) ?? []), h]);
-    if (h.productKey !== null) byProductKey.set(h.productKey, [...(byProductKey.get(h.productKey) ?? []), h]);
+    add(byMatchKey, h.matchKey, h);
+    if (h.productKey !== null) add(byProductKey, h.productKey, h);
   }
+  const ordered = plan.checked
+    .map((item) => ({ item, pair: `${item.kind}:${item.normalized}` }))
+    .sort((a, b) => (a.pair < b.pair ? -1 : a.pair > b.pair ? 1 : 0));
+  const byRecallId = (a: Hit, b: Hit) => (a.recallId < b.recallId ? -1 : a.recallId > b.recallId ? 1 : 0);
   const matches: MatchEntry[] = [];
-  for (const item of [...plan.checked].sort((a, b) =>
-    `${a.kind}:${a.normalized}` < `${b.kind}:${b.normalized}` ? -1 : 1,
-  )) {
+  for (const { item } of ordered) {
     const recalls = new Map<string, Hit>();
     for (const k of item.matchKeys) for (const h of byMatchKey.get(k) ?? []) recalls.set(h.recallId, h);
     for (const k of item.productKeys) for (const h of byProductKey.get(k) ?? []) recalls.set(h.recallId, h);
-    for (const h of [...recalls.values()].sort((a, b) => (a.recallId < b.recallId ? -1 : 1))) {
+    if (recalls.size === 0) continue;
+    for (const h of [...recalls.values()].sort(byRecallId)) {
       matches.push({
         recall_id: h.recallId,
         matched_on: { kind: item.kind, normalized: item.normalized },

@@ -46,7 +46,12 @@ export function canonicalContent(content: RecallContent): RecallContent {
 
 /** SHA-256 (hex) of the canonical content's JSON: equal content, equal hash. */
 export function contentHash(canonical: RecallContent): string {
-  return createHash('sha256').update(JSON.stringify(canonical)).digest('hex');
+  return contentHashOfJson(JSON.stringify(canonical));
+}
+
+/** `contentHash` from the canonical content's JSON, for a caller that keeps the JSON too. */
+export function contentHashOfJson(json: string): string {
+  return createHash('sha256').update(json).digest('hex');
 }
 
 const NESTED = new Set(['hazard', 'product']);

@@ -1,7 +1,8 @@
 /**
  * Builds the HTTP server from its dependencies, without listening. The gates run in the
  * contract's order on every keyed route: burst limit → key → request validation → monthly
- * quota → ETag → handler.
+ * quota → handler. A conditional GET whose corpus ETag still matches is answered 304 at the
+ * quota gate: it must be within the quota (checked by a read) but takes nothing from it.
  */
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
@@ -9,13 +10,13 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Ajv from 'ajv';
 import addFormats from 'ajv-formats';
 import type { Socket } from 'node:net';
-import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import Fastify, { type FastifyInstance, type FastifyRequest, type FastifyServerOptions } from 'fastify';
 import { randomBase62 } from '../domain/api-keys.ts';
 import type { AppDeps } from './context.ts';
 import { handleError, PROBLEM_CONTENT_TYPE, sendProblem, instanceOf } from './error-handler.ts';
 import { enforceAuth, resolveAuth } from './gates/auth.ts';
-import { matchesIfNoneMatch, weakTag } from './gates/etag.ts';
-import { releaseQuota, reserveQuota } from './gates/quota.ts';
+import { corpusTagCache, matchesIfNoneMatch, weakTag } from './gates/etag.ts';
+import { admitRequest, releaseQuota, wouldAdmit } from './gates/quota.ts';
 import { declaredQueryParameters, enforceStrictQuery } from './gates/strict-params.ts';
 import { ProblemError, invalidParameter } from './problems.ts';
 import { registerCheckRoutes } from './routes/checks.ts';
@@ -26,12 +27,19 @@ import { registerSourceRoutes } from './routes/sources.ts';
 import { SHARED_SCHEMAS } from './schemas.ts';
 import { SourceCatalog } from './source-catalog.ts';
 import { openApiDocumentation } from './openapi.ts';
+import { UsageRecorder } from './usage-recorder.ts';
 
 /** What every route module receives. */
 export interface RouteContext {
   deps: AppDeps;
   catalog: SourceCatalog;
   now: () => Date;
+}
+
+/** The corpus version this request reads everything at (read once, with the key where there is one). */
+export async function corpusVersionOf(request: FastifyRequest, store: AppDeps['store']): Promise<number> {
+  request.corpusVersion ??= await store.corpusVersion();
+  return request.corpusVersion;
 }
 
 export type App = FastifyInstance;
@@ -69,6 +77,39 @@ function answerClientError(error: NodeJS.ErrnoException, socket: Socket): void {
   );
 }
 
+/**
+ * Request ids `req_` + 16 base62 characters: 8 random per process, then a counter (unique in
+ * the logs without drawing random bytes per request).
+ */
+function requestIds(): () => string {
+  const ALPHABET = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
+  const prefix = `req_${randomBase62(8)}`;
+  let n = 0;
+  return () => {
+    let x = n++;
+    let tail = '';
+    for (let i = 0; i < 8; i++) {
+      tail = ALPHABET[x % 62]! + tail;
+      x = Math.floor(x / 62);
+    }
+    return prefix + tail;
+  };
+}
+
+/** Whether a client address is burst-exempt, remembered per address (a BlockList check allocates). */
+function exemptCache(config: AppDeps['config']): (ip: string) => boolean {
+  const known = new Map<string, boolean>();
+  return (ip) => {
+    let exempt = known.get(ip);
+    if (exempt === undefined) {
+      if (known.size >= 10_000) known.clear();
+      exempt = config.burstExempt.check(ip, ip.includes(':') ? 'ipv6' : 'ipv4');
+      known.set(ip, exempt);
+    }
+    return exempt;
+  };
+}
+
 export async function buildApp(deps: AppDeps): Promise<App> {
   const now = deps.clock ?? (() => new Date());
   const options: FastifyServerOptions = {
@@ -76,7 +117,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     trustProxy: deps.config.trustProxy,
     bodyLimit: BODY_LIMIT,
     routerOptions: { maxParamLength: 4096, ignoreTrailingSlash: false },
-    genReqId: () => `req_${randomBase62(16)}`,
+    genReqId: requestIds(),
     requestIdHeader: false,
     return503OnClosing: false,
     clientErrorHandler: answerClientError,
@@ -91,25 +132,32 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   for (const schema of SHARED_SCHEMAS) app.addSchema(schema);
 
   const catalog = new SourceCatalog(deps.store, deps.sources);
+  const isExempt = exemptCache(deps.config);
+  const corpusTag = corpusTagCache();
   const context: RouteContext = { deps, catalog, now };
 
   app.decorateRequest('auth', null as never);
   app.decorateRequest('quotaHold', undefined);
+  app.decorateRequest('corpusVersion', undefined);
+  const usage = new UsageRecorder(deps.store, (err) => app.log.error({ err }, 'usage recording failed'));
+  app.addHook('onClose', () => usage.flush());
 
   // Gate 1 and 2: burst limit, then key. The key is resolved first (without refusing anything)
   // because the burst limit is measured against the plan of the key on the request.
   app.addHook('onRequest', async (request, reply) => {
-    const access = request.routeOptions.config.access;
+    const { access } = request.routeOptions.config;
     if (access === undefined || access === 'public') {
       request.auth = { state: 'missing' };
       return;
     }
-    request.auth = await resolveAuth(request, deps.store, deps.config);
+    const resolved = await resolveAuth(request, deps.store, deps.config);
+    request.auth = resolved.auth;
+    request.corpusVersion = resolved.corpusVersion;
     const plan =
       request.auth.state === 'valid' || request.auth.state === 'revoked'
         ? request.auth.plan
         : deps.config.plans.free;
-    if (!deps.config.burstExempt.check(request.ip, request.ip.includes(':') ? 'ipv6' : 'ipv4')) {
+    if (!isExempt(request.ip)) {
       const decision = await deps.burstLimiter.hit(request.ip, plan.burstPerMinute, 60, now().getTime());
       reply.header('RateLimit-Policy', `"burst";q=${plan.burstPerMinute};w=60`);
       reply.header('RateLimit', `"burst";r=${decision.remaining};t=${decision.resetSeconds}`);
@@ -125,53 +173,66 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   });
 
   // Gate 3: strict query parameters (unknown or repeated), before schema validation.
-  app.addHook('preValidation', async (request) => {
-    if (request.routeOptions.config.access === undefined) return;
-    enforceStrictQuery(request, declaredQueryParameters(request.routeOptions.schema?.querystring));
+  app.addHook('preValidation', (request, _reply, done) => {
+    const { config, schema } = request.routeOptions;
+    if (config.access !== undefined) {
+      try {
+        enforceStrictQuery(request, declaredQueryParameters(schema?.querystring));
+      } catch (error) {
+        done(error as Error);
+        return;
+      }
+    }
+    done();
   });
 
-  // Gate 4 and 5: monthly quota, then the corpus ETag (a 304 gives its reservation back).
+  // Gate 4 and 5: the corpus ETag, then the monthly quota. A 304 does not count, so it takes no
+  // reservation; it must still pass the quota gate, which it does by a read. A 2xx is reserved
+  // by one conditional update (or, on an unmetered request quota, counted once answered).
   app.addHook('preHandler', async (request, reply) => {
     const { auth } = request;
-    if (auth.state === 'valid') {
-      request.quotaHold = await reserveQuota(deps.store, auth.key.id, auth.plan, now(), {
-        requests: 1,
-        identifiers: 0,
-      });
-    }
     const mode = request.routeOptions.config.etag;
-    if (request.method !== 'GET' || (mode !== 'corpus' && mode !== 'corpus-key')) return;
-    const version = await deps.store.corpusVersion();
-    const keyPart =
-      mode === 'corpus-key' && auth.state === 'valid'
-        ? `${auth.key.id}:${await deps.store.checks.latestSeq(auth.key.id)}`
-        : '';
-    const tag = weakTag(version, keyPart, request.url);
-    reply.header('ETag', tag);
-    if (matchesIfNoneMatch(request.headers['if-none-match'], tag)) return reply.code(304).send();
+    if (request.method === 'GET' && (mode === 'corpus' || mode === 'corpus-key')) {
+      const version = await corpusVersionOf(request, deps.store);
+      const keyPart =
+        mode === 'corpus-key' && auth.state === 'valid'
+          ? `${auth.key.id}:${await deps.store.checks.latestSeq(auth.key.id)}`
+          : '';
+      const tag = corpusTag(version, keyPart, request.url);
+      reply.header('ETag', tag);
+      if (matchesIfNoneMatch(request.headers['if-none-match'], tag)) {
+        if (auth.state === 'valid') await wouldAdmit(deps.store, auth.key.id, auth.plan, now());
+        return reply.code(304).send();
+      }
+    }
+    if (auth.state === 'valid')
+      request.quotaHold = await admitRequest(deps.store, auth.key.id, auth.plan, now());
   });
 
-  // Body-derived ETags for the rest (health, sources, the OpenAPI document).
-  app.addHook('onSend', async (request, reply, payload) => {
-    if (reply.statusCode !== 200 || request.method !== 'GET' || reply.hasHeader('ETag')) return payload;
-    if (typeof payload !== 'string' && !Buffer.isBuffer(payload)) return payload;
+  // Body-derived ETags for the rest (health, the OpenAPI document), and the server's own time.
+  app.addHook('onSend', (request, reply, payload, done) => {
+    reply.header('Server-Timing', `app;dur=${reply.elapsedTime.toFixed(2)}`);
+    if (reply.statusCode !== 200 || request.method !== 'GET' || reply.hasHeader('ETag'))
+      return done(null, payload);
+    if (typeof payload !== 'string' && !Buffer.isBuffer(payload)) return done(null, payload);
     const tag = weakTag(payload.toString());
     reply.header('ETag', tag);
     if (matchesIfNoneMatch(request.headers['if-none-match'], tag)) {
       reply.code(304);
-      return '';
+      return done(null, '');
     }
-    return payload;
+    return done(null, payload);
   });
 
-  app.addHook('onResponse', async (request, reply) => {
+  app.addHook('onResponse', (request, reply, done) => {
     const hold = request.quotaHold;
-    if (hold === undefined) return;
-    if (hold.refund || reply.statusCode < 200 || reply.statusCode >= 300) {
-      await releaseQuota(deps.store, hold).catch((err: unknown) =>
-        request.log.error({ err }, 'quota release failed'),
-      );
-    }
+    if (hold === undefined) return done();
+    const answered = reply.statusCode >= 200 && reply.statusCode < 300 && !hold.refund;
+    if (answered && hold.deferredRequests > 0) usage.record(hold.keyId, hold.month, hold.deferredRequests);
+    if (answered || hold.requests + hold.identifiers === 0) return done();
+    releaseQuota(deps.store, hold)
+      .catch((err: unknown) => request.log.error({ err }, 'quota release failed'))
+      .finally(() => done());
   });
 
   app.setErrorHandler((error, request, reply) => handleError(error, request, reply));

@@ -45,8 +45,7 @@ export class CheckService {
     private readonly catalog: SourceCatalog,
   ) {}
 
-  private async corpusSize(): Promise<number> {
-    const version = await this.store.corpusVersion();
+  private async corpusSize(version: number): Promise<number> {
     if (this.sizeCache?.version !== version)
       this.sizeCache = { version, size: await this.store.recalls.size() };
     return this.sizeCache.size;
@@ -62,6 +61,7 @@ export class CheckService {
     hold: QuotaHold,
     idempotencyKey: string | null,
     now: Date,
+    corpusVersion: number,
   ): Promise<{ receipt: CheckReceipt; replayed: boolean }> {
     const hash = requestHash(input);
     if (idempotencyKey !== null) {
@@ -94,8 +94,8 @@ export class CheckService {
       checkId: `chk_${randomBase62(24)}`,
       label: input.label ?? null,
       performedAt: now.toISOString(),
-      corpusAsOf: await this.catalog.dataAsOf(),
-      corpusSize: await this.corpusSize(),
+      corpusAsOf: await this.catalog.dataAsOf(undefined, corpusVersion),
+      corpusSize: await this.corpusSize(corpusVersion),
     });
     await this.store.checks.insert({ receipt, keyId: key.id, idempotencyKey, requestHash: hash });
     return { receipt, replayed: false };

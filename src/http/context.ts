@@ -15,12 +15,18 @@ export type AuthState =
   | { state: 'revoked'; key: ApiKeyRecord; plan: Plan }
   | { state: 'valid'; key: ApiKeyRecord; plan: Plan };
 
-/** Usage reserved for a request, given back unless it is answered 2xx (or when `refund` is set). */
+/**
+ * A request's usage. `requests` and `identifiers` were reserved against a limit before the
+ * handler ran and are given back unless the request is answered 2xx (or when `refund` is set);
+ * `deferredRequests` count against no limit (an unmetered request quota) and are recorded only
+ * once the request has been answered 2xx.
+ */
 export interface QuotaHold {
   keyId: string;
   month: string;
   requests: number;
   identifiers: number;
+  deferredRequests: number;
   refund: boolean;
 }
 
@@ -34,6 +40,8 @@ declare module 'fastify' {
   interface FastifyRequest {
     auth: AuthState;
     quotaHold: QuotaHold | undefined;
+    /** The corpus version read with the key (or before the ETag), for every use in this request. */
+    corpusVersion: number | undefined;
   }
 }
 

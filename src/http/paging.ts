@@ -17,13 +17,16 @@ function invalid(): ProblemError {
 }
 
 export class Walk {
-  private readonly fingerprint: string;
+  private print: string | undefined;
 
   constructor(
     private readonly endpoint: string,
-    filters: Record<string, unknown>,
-  ) {
-    this.fingerprint = filterFingerprint(filters);
+    private readonly filters: Record<string, unknown>,
+  ) {}
+
+  /** The filters' fingerprint, computed only when a cursor is read or written. */
+  private get fingerprint(): string {
+    return (this.print ??= filterFingerprint(this.filters));
   }
 
   private decode(cursor: string | undefined): CursorPosition | undefined {

@@ -61,10 +61,17 @@ export class SourceCatalog {
     return this.metas.some((m) => m.id === id);
   }
 
-  /** The oldest freshness stamp among the enabled sources selected (all when no predicate). */
-  async dataAsOf(select?: (meta: SourceMeta) => boolean): Promise<string | null> {
+  private readonly sortedMetas = () =>
+    (this.sorted ??= [...this.metas].sort((a, b) => (a.id < b.id ? -1 : 1)));
+  private sorted: SourceMeta[] | undefined;
+
+  /**
+   * The oldest freshness stamp among the enabled sources selected (all when no predicate), at
+   * `version` (the request's corpus version; read afresh when not given).
+   */
+  async dataAsOf(select?: (meta: SourceMeta) => boolean, version?: number): Promise<string | null> {
     let oldest: string | null = null;
-    for (const v of await this.views()) {
+    for (const v of await this.views(version)) {
       if (!v.state.enabled || (select !== undefined && !select(v.meta))) continue;
       const d = v.state.data_as_of;
       if (d !== null && (oldest === null || d < oldest)) oldest = d;
@@ -76,7 +83,7 @@ export class SourceCatalog {
   attribution(sourceIds: Iterable<string>): string[] {
     const wanted = new Set(sourceIds);
     const out: string[] = [];
-    for (const meta of [...this.metas].sort((a, b) => (a.id < b.id ? -1 : 1))) {
+    for (const meta of this.sortedMetas()) {
       if (wanted.has(meta.id) && !out.includes(meta.licence.attribution)) out.push(meta.licence.attribution);
     }
     return out;

@@ -1,6 +1,7 @@
 /** Check receipts: written once, read by their key only. The database refuses to change them. */
 import type { Kysely } from 'kysely';
 import type { CheckReceipt } from '../domain/check.ts';
+import type { Engine } from './engine.ts';
 import type { Database } from './schema.ts';
 
 export interface ReceiptWrite {
@@ -30,29 +31,36 @@ function toReceipt(row: Omit<ChecksRow, 'seq'>, withMatches: boolean): CheckRece
 }
 
 export class ChecksStore {
-  constructor(private readonly db: Kysely<Database>) {}
+  constructor(
+    private readonly db: Kysely<Database>,
+    private readonly engine: Engine,
+  ) {}
 
+  /** Records a receipt; it is committed (durable) when this resolves. */
   async insert(write: ReceiptWrite): Promise<void> {
     const r = write.receipt;
-    await this.db
-      .insertInto('checks')
-      .values({
-        check_id: r.check_id,
-        key_id: write.keyId,
-        label: r.label,
-        performed_at: r.performed_at,
-        submitted_count: r.submitted_count,
-        submitted_digest: r.submitted_digest,
-        rejected: JSON.stringify(r.rejected),
-        match_count: r.match_count,
-        result_digest: r.result_digest,
-        corpus_as_of: r.corpus_as_of,
-        corpus_size: r.corpus_size,
-        matches: JSON.stringify(r.matches ?? []),
-        idempotency_key: write.idempotencyKey,
-        request_hash: write.requestHash,
-      })
-      .execute();
+    await this.engine
+      .prepare(
+        'INSERT INTO checks (check_id, key_id, label, performed_at, submitted_count, submitted_digest, rejected, ' +
+          'match_count, result_digest, corpus_as_of, corpus_size, matches, idempotency_key, request_hash) ' +
+          'VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
+      )
+      .run([
+        r.check_id,
+        write.keyId,
+        r.label,
+        r.performed_at,
+        r.submitted_count,
+        r.submitted_digest,
+        JSON.stringify(r.rejected),
+        r.match_count,
+        r.result_digest,
+        r.corpus_as_of,
+        r.corpus_size,
+        JSON.stringify(r.matches ?? []),
+        write.idempotencyKey,
+        write.requestHash,
+      ]);
   }
 
   /** A receipt of this key, with its matches; undefined for a missing one or another key's. */

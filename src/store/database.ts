@@ -66,20 +66,19 @@ export async function openStore(database: Config['database']): Promise<Store> {
   const db = engine.db;
   return {
     engine: engine.name,
-    recalls: new RecallsStore(db),
-    ingest: new IngestStore(db),
+    recalls: new RecallsStore(db, engine),
+    ingest: new IngestStore(db, engine),
     sources: new SourcesStore(db),
-    keys: new KeysStore(db),
-    usage: new UsageStore(db),
-    checks: new ChecksStore(db),
+    keys: new KeysStore(db, engine),
+    usage: new UsageStore(engine),
+    checks: new ChecksStore(db, engine),
     locks: new LocksStore(db),
     report: new ReportStore(db),
     async corpusVersion() {
-      const row = await db
-        .selectFrom('corpus_state')
-        .select('version')
-        .where('id', '=', 1)
-        .executeTakeFirstOrThrow();
+      const [row] = await engine
+        .prepare<{ version: number | string }>('SELECT version FROM corpus_state WHERE id = 1')
+        .all([]);
+      if (row === undefined) throw new Error('corpus_state has no row');
       return Number(row.version);
     },
     isImmutableViolation: (error) => engine.isImmutableViolation(error),

@@ -5,9 +5,10 @@
  * so a run that fails midway leaves everything as it was.
  */
 import type { Kysely, Transaction } from 'kysely';
-import { canonicalContent, contentHash, diffContent } from '../domain/diff.ts';
+import { canonicalContent, contentHashOfJson, diffContent } from '../domain/diff.ts';
 import { storageKeys } from '../domain/identifiers/match-keys.ts';
 import { recallId, type RecallContent, type RecallDraft } from '../domain/recall.ts';
+import type { Engine } from './engine.ts';
 import type { Database } from './schema.ts';
 
 export interface SourceObservation {
@@ -28,7 +29,7 @@ export interface ApplyResult {
 
 const NO_DATE = '0000-00-00';
 const ROW_CHUNK = 400;
-const KEY_CHUNK = 900;
+const KEY_CHUNK = 20_000;
 
 function chunks<T>(items: T[], size: number): T[][] {
   const out: T[][] = [];
@@ -36,12 +37,14 @@ function chunks<T>(items: T[], size: number): T[][] {
   return out;
 }
 
-function columns(
+/** The recalls columns of a draft (everything but revision and the seen stamps). */
+export function recallColumns(
   id: string,
-  obs: SourceObservation,
+  obs: Pick<SourceObservation, 'sourceId' | 'jurisdiction'>,
   draft: RecallDraft,
   content: RecallContent,
   hash: string,
+  json: string = JSON.stringify(content),
 ) {
   return {
     id,
@@ -64,11 +67,49 @@ function columns(
     countries: JSON.stringify(content.countries),
     url: content.url,
     content_hash: hash,
-    content: JSON.stringify(content),
+    content: json,
   };
 }
 
-function identifierRows(id: string, content: RecallContent) {
+/** The recalls columns in insert order. */
+const RECALL_COLUMNS = [
+  'id',
+  'source_id',
+  'record_id',
+  'jurisdiction',
+  'title',
+  'summary',
+  'hazard_category',
+  'hazard_text',
+  'product_category',
+  'brands',
+  'models',
+  'severity',
+  'source_classification',
+  'remedy',
+  'recall_date',
+  'published_date',
+  'sort_date',
+  'countries',
+  'url',
+  'content_hash',
+  'content',
+  'revision',
+  'first_seen_at',
+  'last_seen_at',
+] as const;
+const IDENTIFIER_COLUMNS = [
+  'recall_id',
+  'kind',
+  'value',
+  'normalized',
+  'confidence',
+  'match_key',
+  'product_key',
+] as const;
+
+/** The identifiers rows of a recall's canonical content. */
+export function identifierRows(id: string, content: RecallContent) {
   return content.identifiers.map((i) => {
     const keys = storageKeys(i.kind, i.normalized);
     return {
@@ -84,7 +125,10 @@ function identifierRows(id: string, content: RecallContent) {
 }
 
 export class IngestStore {
-  constructor(private readonly db: Kysely<Database>) {}
+  constructor(
+    private readonly db: Kysely<Database>,
+    private readonly engine: Engine,
+  ) {}
 
   /** Applies one source's complete observation atomically. */
   async apply(obs: SourceObservation): Promise<ApplyResult> {
@@ -101,8 +145,8 @@ export class IngestStore {
         .execute();
       for (const r of rows) existing.set(r.id, { hash: r.content_hash, revision: r.revision });
 
-      const inserts: ReturnType<typeof columns>[] = [];
-      const newIdentifiers: ReturnType<typeof identifierRows> = [];
+      const inserts: unknown[][] = [];
+      const newIdentifiers: unknown[][] = [];
       const unchanged: string[] = [];
       const amended: {
         id: string;
@@ -114,11 +158,19 @@ export class IngestStore {
 
       for (const [id, draft] of byId) {
         const content = canonicalContent(draft);
-        const hash = contentHash(content);
+        const json = JSON.stringify(content);
+        const hash = contentHashOfJson(json);
         const prior = existing.get(id);
         if (prior === undefined) {
-          inserts.push(columns(id, obs, draft, content, hash));
-          newIdentifiers.push(...identifierRows(id, content));
+          const row: Record<string, unknown> = {
+            ...recallColumns(id, obs, draft, content, hash, json),
+            revision: 1,
+            first_seen_at: obs.observedAt,
+            last_seen_at: obs.observedAt,
+          };
+          inserts.push(RECALL_COLUMNS.map((c) => row[c]));
+          for (const i of identifierRows(id, content))
+            newIdentifiers.push(IDENTIFIER_COLUMNS.map((c) => i[c]));
         } else if (prior.hash === hash) {
           unchanged.push(id);
         } else {
@@ -126,30 +178,15 @@ export class IngestStore {
         }
       }
 
-      for (const chunk of chunks(inserts, ROW_CHUNK)) {
-        await trx
-          .insertInto('recalls')
-          .values(
-            chunk.map((c) => ({
-              ...c,
-              revision: 1,
-              first_seen_at: obs.observedAt,
-              last_seen_at: obs.observedAt,
-            })),
-          )
-          .execute();
-      }
-      await this.insertIdentifiers(trx, newIdentifiers);
+      await this.engine.insertRows(trx, 'recalls', RECALL_COLUMNS, inserts, ['revision']);
+      await this.engine.insertRows(trx, 'identifiers', IDENTIFIER_COLUMNS, newIdentifiers);
 
       for (const a of amended) await this.amend(trx, obs, a);
 
-      for (const ids of chunks(unchanged, KEY_CHUNK)) {
-        await trx
-          .updateTable('recalls')
-          .set({ last_seen_at: obs.observedAt })
-          .where('id', 'in', ids)
-          .execute();
-      }
+      // Unchanged records: only last_seen_at moves, in statements of many ids each.
+      const touch = `UPDATE recalls SET last_seen_at = ? WHERE ${this.engine.inList('id')}`;
+      for (const ids of chunks(unchanged, KEY_CHUNK))
+        await this.engine.runIn(trx, touch, [obs.observedAt, this.engine.listParam(ids)]);
 
       await trx
         .updateTable('sources')
@@ -189,7 +226,7 @@ export class IngestStore {
     await trx
       .updateTable('recalls')
       .set({
-        ...columns(a.id, obs, a.draft, a.content, a.hash),
+        ...recallColumns(a.id, obs, a.draft, a.content, a.hash),
         revision: a.revision,
         last_seen_at: obs.observedAt,
       })

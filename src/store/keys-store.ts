@@ -1,6 +1,7 @@
 /** API keys: created, found by hash, listed, revoked. Only hashes are stored. */
 import type { Kysely } from 'kysely';
 import { generateApiKey, hashApiKey, looksLikeApiKey, sameHash } from '../domain/api-keys.ts';
+import type { Engine } from './engine.ts';
 import type { Database } from './schema.ts';
 
 export interface ApiKeyRecord {
@@ -12,8 +13,26 @@ export interface ApiKeyRecord {
   revoked_at: string | null;
 }
 
+type KeyRow = ApiKeyRecord & { key_hash: string };
+
+/** A presented key's record (when it exists) and the corpus version, read together. */
+export interface Authentication {
+  record: ApiKeyRecord | undefined;
+  corpusVersion: number;
+}
+
 export class KeysStore {
-  constructor(private readonly db: Kysely<Database>) {}
+  constructor(
+    private readonly db: Kysely<Database>,
+    private readonly engine: Engine,
+  ) {}
+
+  /** One index probe by hash, joined to the corpus version: a keyed request's one read before its query. */
+  private readonly byHash = () =>
+    this.engine.prepare<Partial<KeyRow> & { corpus_version: number | string }>(
+      'SELECT k.id, k.prefix, k.key_hash, k.name, k.plan, k.created_at, k.revoked_at, c.version AS corpus_version ' +
+        'FROM corpus_state c LEFT JOIN api_keys k ON k.key_hash = ? WHERE c.id = 1',
+    );
 
   /** Creates a key; the returned `key` is the only time it exists in clear. */
   async create(plan: string, name: string | null, now: Date): Promise<ApiKeyRecord & { key: string }> {
@@ -28,16 +47,28 @@ export class KeysStore {
 
   /** The key record for a presented key, or undefined when no such key exists. */
   async findByKey(key: string): Promise<ApiKeyRecord | undefined> {
-    if (!looksLikeApiKey(key)) return undefined;
-    const hash = hashApiKey(key);
-    const row = await this.db
-      .selectFrom('api_keys')
-      .selectAll()
-      .where('key_hash', '=', hash)
-      .executeTakeFirst();
-    if (row === undefined || !sameHash(row.key_hash, hash)) return undefined;
-    const { key_hash: _hash, ...record } = row;
-    return record;
+    return looksLikeApiKey(key) ? (await this.authenticate(key)).record : undefined;
+  }
+
+  /** The record of a presented key (undefined when there is no such key) and the corpus version. */
+  async authenticate(key: string): Promise<Authentication> {
+    const hash = looksLikeApiKey(key) ? hashApiKey(key) : '';
+    const [row] = await this.byHash().all([hash]);
+    if (row === undefined) throw new Error('corpus_state has no row');
+    const corpusVersion = Number(row.corpus_version);
+    if (hash === '' || row.key_hash === null || row.key_hash === undefined || !sameHash(row.key_hash, hash))
+      return { record: undefined, corpusVersion };
+    return {
+      record: {
+        id: row.id!,
+        prefix: row.prefix!,
+        name: row.name ?? null,
+        plan: row.plan!,
+        created_at: row.created_at!,
+        revoked_at: row.revoked_at ?? null,
+      },
+      corpusVersion,
+    };
   }
 
   async list(): Promise<ApiKeyRecord[]> {

@@ -2,11 +2,12 @@
  * Read queries over recalls, their identifiers and revisions. Everything a route needs comes
  * back as domain shapes; no caller sees a column name.
  */
-import type { Kysely, SelectQueryBuilder } from 'kysely';
+import type { Kysely } from 'kysely';
 import type { Hit } from '../domain/check.ts';
 import type { Confidence, IdentifierKind } from '../domain/identifiers/kinds.ts';
 import type { Identifier, Recall, Revision } from '../domain/recall.ts';
 import type { HazardCategory, Remedy, Severity } from '../domain/taxonomy.ts';
+import type { Engine } from './engine.ts';
 import type { Database } from './schema.ts';
 
 /** Filters of GET /v1/recalls, already validated. */
@@ -44,7 +45,10 @@ export interface ProbeKeys {
 
 const NO_DATE = '0000-00-00';
 
-type RecallRow = Database['recalls'] & { agency: string; source_data_as_of: string | null };
+type RecallRow = Omit<Database['recalls'], 'content' | 'content_hash'> & {
+  agency: string;
+  source_data_as_of: string | null;
+};
 
 const CONFIDENCE_RANK: Record<string, number> = { exact: 3, extracted: 2, inferred: 1 };
 
@@ -85,49 +89,74 @@ export function positionOf(recall: RecallSummary): RecallPosition {
   return { sortDate: recall.published_date ?? NO_DATE, id: recall.id };
 }
 
-export class RecallsStore {
-  constructor(private readonly db: Kysely<Database>) {}
+/** The recall columns and the two source columns every recall read returns. */
+const RECALL_SELECT =
+  'SELECT r.id, r.source_id, r.record_id, r.jurisdiction, r.title, r.summary, r.hazard_category, r.hazard_text, ' +
+  'r.product_category, r.brands, r.models, r.severity, r.source_classification, r.remedy, r.recall_date, ' +
+  'r.published_date, r.sort_date, r.countries, r.url, r.revision, r.first_seen_at, r.last_seen_at, ' +
+  's.agency AS agency, s.data_as_of AS source_data_as_of FROM recalls r JOIN sources s ON s.id = r.source_id';
 
-  private base() {
-    return this.db
-      .selectFrom('recalls')
-      .innerJoin('sources', 'sources.id', 'recalls.source_id')
-      .selectAll('recalls')
-      .select(['sources.agency as agency', 'sources.data_as_of as source_data_as_of']);
-  }
+/** Filters in a fixed order, with their column and comparison. */
+const FILTER_SQL: [keyof RecallFilters, string][] = [
+  ['jurisdiction', 'r.jurisdiction = ?'],
+  ['source', 'r.source_id = ?'],
+  ['hazard_category', 'r.hazard_category = ?'],
+  ['severity', 'r.severity = ?'],
+  ['remedy', 'r.remedy = ?'],
+  ['from', 'r.recall_date >= ?'],
+  ['to', 'r.recall_date <= ?'],
+];
 
-  private filtered(filters: RecallFilters) {
-    let q = this.base();
-    if (filters.jurisdiction !== undefined) q = q.where('recalls.jurisdiction', '=', filters.jurisdiction);
-    if (filters.source !== undefined) q = q.where('recalls.source_id', '=', filters.source);
-    if (filters.hazard_category !== undefined)
-      q = q.where('recalls.hazard_category', '=', filters.hazard_category);
-    if (filters.severity !== undefined) q = q.where('recalls.severity', '=', filters.severity);
-    if (filters.remedy !== undefined) q = q.where('recalls.remedy', '=', filters.remedy);
-    if (filters.from !== undefined) q = q.where('recalls.recall_date', '>=', filters.from);
-    if (filters.to !== undefined) q = q.where('recalls.recall_date', '<=', filters.to);
-    return q;
-  }
+/**
+ * After a keyset position in the newest-first order. Written so that both engines see the range
+ * `sort_date <= ?` on the order index: a later page starts where the last one ended, however deep.
+ */
+const AFTER_SQL = 'r.sort_date <= ? AND (r.sort_date < ? OR r.id > ?)';
+const ORDER_SQL = ' ORDER BY r.sort_date DESC, r.id ASC LIMIT ?';
 
-  private static page<Q extends SelectQueryBuilder<Database, 'recalls' | 'sources', RecallRow>>(
-    q: Q,
-    after: RecallPosition | undefined,
-    limit: number,
+/** A lookup whose keys hit at most this many stored identifiers orders them in memory, not in SQL. */
+const JOIN_LIMIT = 200;
+
+/** RECALL_SELECT reached from the identifiers table, with the identifier that matched. */
+const JOINED_SELECT =
+  RECALL_SELECT.replace(
+    'SELECT ',
+    'SELECT i.kind AS match_kind, i.normalized AS match_normalized, i.confidence AS match_confidence, ',
+  ).replace(' FROM recalls r JOIN', ' FROM identifiers i JOIN recalls r ON r.id = i.recall_id JOIN') +
+  ' WHERE ';
+
+type JoinedRow = RecallRow & { match_kind: string; match_normalized: string; match_confidence: string };
+
+/** Newest publication first, then id: the list order. */
+function compareListOrder(a: RecallRow, b: RecallRow): number {
+  if (a.sort_date !== b.sort_date) return a.sort_date > b.sort_date ? -1 : 1;
+  return a.id < b.id ? -1 : a.id > b.id ? 1 : 0;
+}
+
+/** Keeps, per recall, the strongest matching identifier (first seen among equals). */
+function keepBest(
+  best: Map<string, RecallMatch['match']>,
+  recallId: string,
+  hit: { kind: string; normalized: string; confidence: string },
+): void {
+  const current = best.get(recallId);
+  if (
+    current === undefined ||
+    (CONFIDENCE_RANK[hit.confidence] ?? 0) > (CONFIDENCE_RANK[current.confidence] ?? 0)
   ) {
-    let out = q;
-    if (after !== undefined) {
-      out = out.where((eb) =>
-        eb.or([
-          eb('recalls.sort_date', '<', after.sortDate),
-          eb.and([eb('recalls.sort_date', '=', after.sortDate), eb('recalls.id', '>', after.id)]),
-        ]),
-      ) as Q;
-    }
-    return out
-      .orderBy('recalls.sort_date', 'desc')
-      .orderBy('recalls.id', 'asc')
-      .limit(limit + 1);
+    best.set(recallId, {
+      kind: hit.kind as IdentifierKind,
+      normalized: hit.normalized,
+      confidence: hit.confidence as Confidence,
+    });
   }
+}
+
+export class RecallsStore {
+  constructor(
+    private readonly db: Kysely<Database>,
+    private readonly engine: Engine,
+  ) {}
 
   /** One page of recalls, newest publication first, undated last; `more` when another page exists. */
   async list(
@@ -135,7 +164,21 @@ export class RecallsStore {
     limit: number,
     after?: RecallPosition,
   ): Promise<{ rows: RecallSummary[]; more: boolean }> {
-    const rows = (await RecallsStore.page(this.filtered(filters), after, limit).execute()) as RecallRow[];
+    const where: string[] = [];
+    const params: unknown[] = [];
+    for (const [name, condition] of FILTER_SQL) {
+      const value = filters[name];
+      if (value === undefined) continue;
+      where.push(condition);
+      params.push(value);
+    }
+    if (after !== undefined) {
+      where.push(AFTER_SQL);
+      params.push(after.sortDate, after.sortDate, after.id);
+    }
+    params.push(limit + 1);
+    const sql = `${RECALL_SELECT}${where.length > 0 ? ` WHERE ${where.join(' AND ')}` : ''}${ORDER_SQL}`;
+    const rows = await this.engine.prepare<RecallRow>(sql).all(params);
     return { rows: rows.slice(0, limit).map(toSummary), more: rows.length > limit };
   }
 
@@ -160,17 +203,14 @@ export class RecallsStore {
 
   /** One recall with every extracted identifier, or undefined. */
   async get(id: string): Promise<Recall | undefined> {
-    const row = (await this.base().where('recalls.id', '=', id).executeTakeFirst()) as RecallRow | undefined;
+    const [row] = await this.engine.prepare<RecallRow>(`${RECALL_SELECT} WHERE r.id = ?`).all([id]);
     if (row === undefined) return undefined;
-    const identifiers = await this.db
-      .selectFrom('identifiers')
-      .select(['kind', 'value', 'normalized', 'confidence'])
-      .where('recall_id', '=', id)
-      .orderBy('kind')
-      .orderBy('normalized')
-      .orderBy('value')
-      .execute();
-    return { ...toSummary(row), identifiers: identifiers as Identifier[] };
+    const identifiers = await this.engine
+      .prepare<Identifier>(
+        'SELECT kind, value, normalized, confidence FROM identifiers WHERE recall_id = ? ORDER BY kind, normalized, value',
+      )
+      .all([id]);
+    return { ...toSummary(row), identifiers };
   }
 
   /** Whether a recall exists and the source it belongs to. */
@@ -217,86 +257,136 @@ export class RecallsStore {
     limit: number,
     after?: RecallPosition,
   ): Promise<{ rows: RecallMatch[]; more: boolean }> {
+    // The usual case, a handful of recalls: one statement joins the identifier probe to the
+    // recalls it names, and the order is made here. A key shared by many recalls falls back to
+    // ordering and paging in SQL.
+    const joined = await this.joinedRows(probe);
+    if (joined !== undefined) return this.orderInMemory(joined, limit, after);
     const hits = await this.identifierRows(probe);
     const best = new Map<string, RecallMatch['match']>();
-    for (const h of hits) {
-      const current = best.get(h.recall_id);
-      if (
-        current === undefined ||
-        (CONFIDENCE_RANK[h.confidence] ?? 0) > (CONFIDENCE_RANK[current.confidence] ?? 0)
-      ) {
-        best.set(h.recall_id, {
-          kind: h.kind as IdentifierKind,
-          normalized: h.normalized,
-          confidence: h.confidence as Confidence,
-        });
-      }
-    }
+    for (const h of hits) keepBest(best, h.recall_id, h);
     if (best.size === 0) return { rows: [], more: false };
-    const q = this.base().where('recalls.id', 'in', [...best.keys()]);
-    const rows = (await RecallsStore.page(q, after, limit).execute()) as RecallRow[];
+    const params: unknown[] = [this.engine.listParam([...best.keys()])];
+    if (after !== undefined) params.push(after.sortDate, after.sortDate, after.id);
+    params.push(limit + 1);
+    const sql =
+      `${RECALL_SELECT} WHERE ${this.engine.inList('r.id')}` +
+      `${after === undefined ? '' : ` AND ${AFTER_SQL}`}${ORDER_SQL}`;
+    const rows = await this.engine.prepare<RecallRow>(sql).all(params);
     return {
       rows: rows.slice(0, limit).map((r) => ({ ...toSummary(r), match: best.get(r.id)! })),
       more: rows.length > limit,
     };
   }
 
+  /** Identifier hits joined to their recalls, or undefined when there are too many to order here. */
+  private async joinedRows(probe: ProbeKeys): Promise<JoinedRow[] | undefined> {
+    const out: JoinedRow[] = [];
+    for (const [column, keys] of [
+      ['i.match_key', probe.matchKeys],
+      ['i.product_key', probe.productKeys],
+    ] as const) {
+      if (keys.length === 0) continue;
+      const rows = await this.engine
+        .prepare<JoinedRow>(`${JOINED_SELECT}${this.engine.inList(column)} LIMIT ${JOIN_LIMIT + 1}`)
+        .all([this.engine.listParam(keys)]);
+      out.push(...rows);
+      if (out.length > JOIN_LIMIT) return undefined;
+    }
+    return out;
+  }
+
+  private orderInMemory(
+    joined: JoinedRow[],
+    limit: number,
+    after: RecallPosition | undefined,
+  ): { rows: RecallMatch[]; more: boolean } {
+    const best = new Map<string, RecallMatch['match']>();
+    const byId = new Map<string, JoinedRow>();
+    for (const row of joined) {
+      keepBest(best, row.id, {
+        kind: row.match_kind,
+        normalized: row.match_normalized,
+        confidence: row.match_confidence,
+      });
+      byId.set(row.id, row);
+    }
+    // ids and sort dates are ASCII, so code-unit order is the engines' byte order
+    const ordered = [...byId.values()]
+      .filter(
+        (r) =>
+          after === undefined ||
+          r.sort_date < after.sortDate ||
+          (r.sort_date === after.sortDate && r.id > after.id),
+      )
+      .sort(compareListOrder);
+    return {
+      rows: ordered.slice(0, limit).map((r) => ({ ...toSummary(r), match: best.get(r.id)! })),
+      more: ordered.length > limit,
+    };
+  }
+
   private async identifierRows(probe: ProbeKeys) {
-    if (probe.matchKeys.length === 0 && probe.productKeys.length === 0) return [];
-    return this.db
-      .selectFrom('identifiers')
-      .select(['recall_id', 'kind', 'normalized', 'confidence'])
-      .where((eb) => {
-        const ors = [];
-        if (probe.matchKeys.length > 0) ors.push(eb('match_key', 'in', probe.matchKeys));
-        if (probe.productKeys.length > 0) ors.push(eb('product_key', 'in', probe.productKeys));
-        return eb.or(ors);
-      })
-      .execute();
+    type Row = { recall_id: string; kind: string; normalized: string; confidence: string };
+    const select = 'SELECT recall_id, kind, normalized, confidence FROM identifiers WHERE ';
+    const out: Row[] = [];
+    if (probe.matchKeys.length > 0)
+      out.push(
+        ...(await this.engine
+          .prepare<Row>(select + this.engine.inList('match_key'))
+          .all([this.engine.listParam(probe.matchKeys)])),
+      );
+    if (probe.productKeys.length > 0)
+      out.push(
+        ...(await this.engine
+          .prepare<Row>(select + this.engine.inList('product_key'))
+          .all([this.engine.listParam(probe.productKeys)])),
+      );
+    return out;
   }
 
   /**
    * Every stored identifier hit by any of the given keys, with its recall's receipt fields: the
-   * set-based query behind a catalogue check (chunked only to stay under driver parameter limits).
+   * set-based query behind a catalogue check, one prepared statement per key column whatever
+   * the number of keys (the keys travel as one list parameter).
    */
   async hits(matchKeys: string[], productKeys: string[]): Promise<Hit[]> {
-    const CHUNK = 5000;
+    type Row = {
+      match_key: string;
+      product_key: string | null;
+      id: string;
+      revision: number;
+      title: string | null;
+      jurisdiction: string;
+      recall_date: string | null;
+      severity: string | null;
+      url: string | null;
+    };
+    const select =
+      'SELECT i.match_key, i.product_key, r.id, r.revision, r.title, r.jurisdiction, r.recall_date, r.severity, r.url ' +
+      'FROM identifiers i JOIN recalls r ON r.id = i.recall_id WHERE ';
     const out: Hit[] = [];
-    const run = async (column: 'match_key' | 'product_key', keys: string[]) => {
-      for (let i = 0; i < keys.length; i += CHUNK) {
-        const rows = await this.db
-          .selectFrom('identifiers')
-          .innerJoin('recalls', 'recalls.id', 'identifiers.recall_id')
-          .select([
-            'identifiers.match_key',
-            'identifiers.product_key',
-            'recalls.id',
-            'recalls.revision',
-            'recalls.title',
-            'recalls.jurisdiction',
-            'recalls.recall_date',
-            'recalls.severity',
-            'recalls.url',
-          ])
-          .where(`identifiers.${column}`, 'in', keys.slice(i, i + CHUNK))
-          .execute();
-        for (const r of rows) {
-          out.push({
-            matchKey: r.match_key,
-            productKey: r.product_key,
-            recallId: r.id,
-            revision: r.revision,
-            title: r.title,
-            jurisdiction: r.jurisdiction,
-            recallDate: r.recall_date,
-            severity: r.severity,
-            url: r.url,
-          });
-        }
+    const run = async (column: 'i.match_key' | 'i.product_key', keys: string[]) => {
+      if (keys.length === 0) return;
+      const rows = await this.engine
+        .prepare<Row>(select + this.engine.inList(column))
+        .all([this.engine.listParam([...new Set(keys)])]);
+      for (const r of rows) {
+        out.push({
+          matchKey: r.match_key,
+          productKey: r.product_key,
+          recallId: r.id,
+          revision: Number(r.revision),
+          title: r.title,
+          jurisdiction: r.jurisdiction,
+          recallDate: r.recall_date,
+          severity: r.severity,
+          url: r.url,
+        });
       }
     };
-    await run('match_key', [...new Set(matchKeys)]);
-    await run('product_key', [...new Set(productKeys)]);
+    await run('i.match_key', matchKeys);
+    await run('i.product_key', productKeys);
     return out;
   }
 }

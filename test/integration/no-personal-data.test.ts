@@ -25,7 +25,8 @@ const PHONE = /(\+?1[-. ]?)?\(?\b\d{3}\)?[-. ]\d{3}[-. ]\d{4}\b/g;
 /** Two or three capitalised words: how a person is named in a media-contact field. */
 const NAME = /\b[A-Z][a-z]+(?: [A-Z]\.)? [A-Z][a-z]+(?:-[A-Z][a-z]+)?\b/g;
 /** Firms are named in contact fields too; they are not personal data. */
-const BUSINESS = /\b(Provisions|Foods?|Farms?|Inc|LLC|Ltd|Company|Co|Corp|Meats?|Market|Brands?|Products|Packing|Kitchen|Bakery|Dairy|Services?|Group|Sausage|Poultry|Seafood)\b/;
+const BUSINESS =
+  /\b(Provisions|Foods?|Farms?|Inc|LLC|Ltd|Company|Co|Corp|Meats?|Market|Brands?|Products|Packing|Kitchen|Bakery|Dairy|Services?|Group|Sausage|Poultry|Seafood)\b/;
 const NOT_NAMES =
   /^(Media|Press|Public|Consumer|Customer|Contact|Office|Affairs|Relations|Phone|Email|Inquiries|Food|Safety|Inspection|Service|Department|Agriculture|Company|United|States|Monday|Friday|Eastern|Time|Toll|Free)\b/;
 
@@ -43,7 +44,8 @@ function collectContacts(dir: string, into: Contacts): void {
       for (const m of value.matchAll(EMAIL)) into.emails.add(m[0]);
       for (const m of value.matchAll(PHONE)) into.phones.add(m[0].replace(/^\+?1[-. ]?/, '').trim());
       if (/media_contact/i.test(key)) {
-        for (const m of value.matchAll(NAME)) if (!NOT_NAMES.test(m[0]) && !BUSINESS.test(m[0])) into.names.add(m[0]);
+        for (const m of value.matchAll(NAME))
+          if (!NOT_NAMES.test(m[0]) && !BUSINESS.test(m[0])) into.names.add(m[0]);
       }
     } else if (Array.isArray(value)) {
       for (const v of value) visit(v, key);

@@ -18,16 +18,28 @@ export function presentedKey(request: FastifyRequest): string | undefined | null
   return undefined;
 }
 
-export async function resolveAuth(request: FastifyRequest, store: Store, config: Config): Promise<AuthState> {
+/**
+ * The request's key state, and the corpus version when it was read with the key (one probe for
+ * both, so a keyed request reads nothing else before its own query).
+ */
+export async function resolveAuth(
+  request: FastifyRequest,
+  store: Store,
+  config: Config,
+): Promise<{ auth: AuthState; corpusVersion?: number }> {
   const key = presentedKey(request);
-  if (key === undefined) return { state: 'missing' };
-  if (key === null || key === '') return { state: 'invalid' };
-  const record = await store.keys.findByKey(key);
-  if (record === undefined) return { state: 'invalid' };
+  if (key === undefined) return { auth: { state: 'missing' } };
+  if (key === null || key === '') return { auth: { state: 'invalid' } };
+  const { record, corpusVersion } = await store.keys.authenticate(key);
+  if (record === undefined) return { auth: { state: 'invalid' }, corpusVersion };
   const plan = config.plans[record.plan as PlanId] ?? config.plans.free;
-  return record.revoked_at !== null
-    ? { state: 'revoked', key: record, plan }
-    : { state: 'valid', key: record, plan };
+  return {
+    auth:
+      record.revoked_at !== null
+        ? { state: 'revoked', key: record, plan }
+        : { state: 'valid', key: record, plan },
+    corpusVersion,
+  };
 }
 
 /** Refuses a request whose key the route's access rule does not accept. */

@@ -2,7 +2,7 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import type { CheckReceipt } from '../../domain/check.ts';
-import type { RouteContext } from '../app.ts';
+import { corpusVersionOf, type RouteContext } from '../app.ts';
 import { Walk } from '../paging.ts';
 import { CheckService, parseIdempotencyKey, type CheckInput } from '../check-service.ts';
 import { ProblemError } from '../problems.ts';
@@ -34,13 +34,13 @@ const ListQuery = Type.Object({ limit: Type.Optional(LimitSchema), cursor: Type.
 const IdParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 128 }) });
 
 /** Meta of a single receipt: all enabled sources' freshness, the matched records' attribution. */
-async function receiptMeta(ctx: RouteContext, receipt: CheckReceipt) {
+async function receiptMeta(ctx: RouteContext, receipt: CheckReceipt, version: number) {
   const attribution = ctx.catalog.attribution(
     (receipt.matches ?? []).map((m) => sourceOfRecallId(m.recall_id)),
   );
   return {
     count: 1,
-    data_as_of: await ctx.catalog.dataAsOf(),
+    data_as_of: await ctx.catalog.dataAsOf(undefined, version),
     ...(attribution.length > 0 ? { attribution } : {}),
   };
 }
@@ -73,17 +73,19 @@ export function registerCheckRoutes(app: FastifyInstance, ctx: RouteContext): vo
       if (auth.state !== 'valid' || request.quotaHold === undefined)
         throw new Error('check reached without a key');
       const idempotencyKey = parseIdempotencyKey(request.headers['idempotency-key']);
+      const version = await corpusVersionOf(request, deps.store);
       const { receipt, replayed } = await service.run(
         request.body as CheckInput,
         { id: auth.key.id, plan: auth.plan },
         request.quotaHold,
         idempotencyKey,
         now(),
+        version,
       );
       if (replayed) reply.header('Idempotent-Replayed', 'true');
       return reply.code(201).send({
         data: receipt,
-        meta: await receiptMeta(ctx, receipt),
+        meta: await receiptMeta(ctx, receipt, version),
       });
     },
   );
@@ -114,7 +116,7 @@ export function registerCheckRoutes(app: FastifyInstance, ctx: RouteContext): vo
           count: page.rows.length,
           limit,
           next_cursor: walk.next(page.more, page.lastSeq === null ? undefined : [page.lastSeq]),
-          data_as_of: await catalog.dataAsOf(),
+          data_as_of: await catalog.dataAsOf(undefined, await corpusVersionOf(request, deps.store)),
         },
       };
     },
@@ -141,7 +143,7 @@ export function registerCheckRoutes(app: FastifyInstance, ctx: RouteContext): vo
       if (receipt === undefined) throw new ProblemError('not-found', `No check "${id}" for this API key.`);
       return {
         data: receipt,
-        meta: await receiptMeta(ctx, receipt),
+        meta: await receiptMeta(ctx, receipt, await corpusVersionOf(request, deps.store)),
       };
     },
   );

@@ -5,7 +5,7 @@ import { IDENTIFIER_KINDS, parseKind } from '../../domain/identifiers/kinds.ts';
 import { lookupKeys } from '../../domain/identifiers/match-keys.ts';
 import { normaliseIdentifier } from '../../domain/identifiers/normalise.ts';
 import { positionOf } from '../../store/recalls-store.ts';
-import type { RouteContext } from '../app.ts';
+import { corpusVersionOf, type RouteContext } from '../app.ts';
 import { Walk } from '../paging.ts';
 import { invalidParameter } from '../problems.ts';
 import { CursorSchema, envelope, KEYED_ERRORS, LimitSchema, RecallMatchSchema } from '../schemas.ts';
@@ -74,7 +74,7 @@ export function registerIdentifierRoutes(app: FastifyInstance, { deps, catalog }
             page.more,
             last === undefined ? undefined : [positionOf(last).sortDate, last.id],
           ),
-          data_as_of: await catalog.dataAsOf(),
+          data_as_of: await catalog.dataAsOf(undefined, await corpusVersionOf(request, deps.store)),
           ...(attribution.length > 0 ? { attribution } : {}),
         },
       };

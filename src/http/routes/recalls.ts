@@ -3,7 +3,7 @@ import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import { isCalendarDate } from '../../domain/dates.ts';
 import { positionOf, type RecallFilters } from '../../store/recalls-store.ts';
-import type { RouteContext } from '../app.ts';
+import { corpusVersionOf, type RouteContext } from '../app.ts';
 import { Walk } from '../paging.ts';
 import { ProblemError, invalidParameter } from '../problems.ts';
 import {
@@ -107,6 +107,7 @@ export function registerRecallRoutes(app: FastifyInstance, { deps, catalog }: Ro
             (m) =>
               (q.source === undefined || m.id === q.source) &&
               (q.jurisdiction === undefined || m.jurisdiction === q.jurisdiction),
+            await corpusVersionOf(request, store),
           ),
           ...(attribution.length > 0 ? { attribution } : {}),
         },
@@ -134,7 +135,10 @@ export function registerRecallRoutes(app: FastifyInstance, { deps, catalog }: Ro
         data: recall,
         meta: {
           count: 1,
-          data_as_of: await catalog.dataAsOf((m) => m.id === recall.source.id),
+          data_as_of: await catalog.dataAsOf(
+            (m) => m.id === recall.source.id,
+            await corpusVersionOf(request, store),
+          ),
           attribution: catalog.attribution([recall.source.id]),
         },
       };
@@ -175,7 +179,7 @@ export function registerRecallRoutes(app: FastifyInstance, { deps, catalog }: Ro
           count: page.rows.length,
           limit,
           next_cursor: walk.next(page.more, last === undefined ? undefined : [last.revision]),
-          data_as_of: await catalog.dataAsOf((m) => m.id === sourceId),
+          data_as_of: await catalog.dataAsOf((m) => m.id === sourceId, await corpusVersionOf(request, store)),
           attribution: catalog.attribution([sourceId]),
         },
       };

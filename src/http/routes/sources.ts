@@ -1,10 +1,10 @@
 /** GET /v1/sources: every source with its licence, attribution and freshness. */
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
-import type { RouteContext } from '../app.ts';
+import { corpusVersionOf, type RouteContext } from '../app.ts';
 import { envelope, KEYED_ERRORS, SourceSchema } from '../schemas.ts';
 
-export function registerSourceRoutes(app: FastifyInstance, { catalog }: RouteContext): void {
+export function registerSourceRoutes(app: FastifyInstance, { catalog, deps }: RouteContext): void {
   app.get(
     '/sources',
     {
@@ -18,8 +18,9 @@ export function registerSourceRoutes(app: FastifyInstance, { catalog }: RouteCon
       },
       config: { access: 'optional-key', etag: 'corpus' },
     },
-    async () => {
-      const views = await catalog.views();
+    async (request) => {
+      const version = await corpusVersionOf(request, deps.store);
+      const views = await catalog.views(version);
       return {
         data: views.map(({ meta, state }) => ({
           id: meta.id,
@@ -34,7 +35,7 @@ export function registerSourceRoutes(app: FastifyInstance, { catalog }: RouteCon
         })),
         meta: {
           count: views.length,
-          data_as_of: await catalog.dataAsOf(),
+          data_as_of: await catalog.dataAsOf(undefined, version),
           attribution: catalog.attribution(views.map((v) => v.meta.id)),
         },
       };

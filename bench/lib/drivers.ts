@@ -1,0 +1,8 @@
+/** The drivers, for the benchmark's own reads of a corpus. */
+import SQLite from 'better-sqlite3';
+import pg from 'pg';
+
+export { SQLite };
+export function pgClient(url: string): pg.Client {
+  return new pg.Client({ connectionString: url });
+}

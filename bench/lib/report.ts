@@ -1,0 +1,167 @@
+/** Renders bench/RESULTS.md from every saved run (bench/results/*.json), each figure against its target. */
+import { readdirSync, readFileSync } from 'node:fs';
+import type { CorpusInfo } from './corpus.ts';
+
+export interface Row {
+  name: string;
+  nodes: number;
+  /** Median of the per-second request counts (autocannon `requests.p50`), summed over nodes. */
+  rps: number;
+  rpsMean: number;
+  latencyP50: number;
+  latencyP99: number;
+  total: number;
+  ok: number;
+  unexpected: number;
+  serverP50?: number;
+  serverP99?: number;
+  clientP50?: number;
+  clientP99?: number;
+  /** The bare route's req/s measured right before this row, with the same settings. */
+  bareRps?: number;
+  /** Server CPU time per request (user + system, µs), of the service and of the bare route. */
+  cpuUs?: number;
+  bareCpuUs?: number;
+}
+
+export interface IngestResult {
+  engine: string;
+  full: { seconds: number; records: number; rate: number; inserted: number; written: Record<string, number> };
+  noChange: {
+    seconds: number;
+    records: number;
+    rate: number;
+    unchanged: number;
+    written: Record<string, number>;
+    contentUnchanged: boolean;
+    everyLastSeenMoved: boolean;
+    holds: boolean;
+  };
+  corpus: { recalls: number; identifiers: number; revisions: number };
+  peakRssBytes: number;
+}
+
+export interface RunResult {
+  engine: 'sqlite' | 'postgres';
+  corpus: string;
+  corpusInfo: CorpusInfo;
+  startedAt: string;
+  machine: {
+    cpu: string;
+    cores: number;
+    memoryGiB: number;
+    node: string;
+    platform: string;
+    loadAverageAtStart: string;
+  };
+  settings: { connections: number; pipelining: number; warmupSeconds: number; durationSeconds: number };
+  command: string;
+  rows: Row[];
+  rss: { service: number; bare: number };
+  ingest: IngestResult | undefined;
+}
+
+const MB = 1024 * 1024;
+const f0 = (n: number | undefined) => (n === undefined || Number.isNaN(n) ? '–' : n.toFixed(0));
+const f2 = (n: number | undefined) => (n === undefined || Number.isNaN(n) ? '–' : n.toFixed(2));
+const verdict = (ok: boolean) => (ok ? '**met**' : '**missed**');
+
+const ratioOf = (r: Row | undefined) => (r?.bareRps === undefined ? NaN : r.rps / r.bareRps);
+
+function table(run: RunResult): string[] {
+  const out = [
+    '| scenario | nodes | req/s (median) | bare route req/s, same run | ratio to bare | server CPU µs/request (bare) | latency p50 / p99 (ms) | server time p50 / p99 (ms, 1 connection) | client time p50 (ms, 1 connection) | unexpected answers |',
+    '| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
+  ];
+  for (const r of run.rows) {
+    out.push(
+      `| ${r.name} | ${r.nodes} | ${f0(r.rps)} | ${f0(r.bareRps)} | ${ratioOf(r).toFixed(2)} | ${f0(r.cpuUs)} (${f0(r.bareCpuUs)}) | ${r.latencyP50} / ${r.latencyP99} | ${f2(r.serverP50)} / ${f2(r.serverP99)} | ${f2(r.clientP50)} | ${r.unexpected} |`,
+    );
+  }
+  return out;
+}
+
+function targets(run: RunResult): string[] {
+  const get = (name: string, nodes = 1) => run.rows.find((r) => r.name === name && r.nodes === nodes);
+  const hit = get('lookup, hit');
+  const miss = get('lookup, miss');
+  const notModified = get('lookup, 304 (If-None-Match)');
+  const check = get('POST /v1/checks, 1000 identifiers');
+  const p1 = get('GET /v1/recalls page 1');
+  const p1000 = get('GET /v1/recalls page 1000');
+  const lines = ['| target | figure | verdict |', '| --- | --- | --- |'];
+  const ratio = ratioOf;
+  if (hit && miss) {
+    const worst = Math.min(ratio(hit), ratio(miss));
+    lines.push(
+      `| authenticated lookup ≥ 60 % of bare req/s | hit ${(100 * ratio(hit)).toFixed(0)} %, miss ${(100 * ratio(miss)).toFixed(0)} % | ${verdict(worst >= 0.6)} |`,
+    );
+  }
+  if (notModified)
+    lines.push(
+      `| 304 path ≥ 90 % of bare req/s | ${(100 * ratio(notModified)).toFixed(0)} % | ${verdict(ratio(notModified) >= 0.9)} |`,
+    );
+  if (check?.serverP50 !== undefined)
+    lines.push(
+      `| 1000-identifier check: median ≤ 10 ms server time | ${f2(check.serverP50)} ms (p99 ${f2(check.serverP99)} ms; client-side ${f2(check.clientP50)} ms) | ${verdict(check.serverP50 <= 10)} |`,
+    );
+  if (p1?.cpuUs !== undefined && p1000?.cpuUs !== undefined) {
+    const byCpu = p1000.cpuUs / p1.cpuUs;
+    lines.push(
+      `| page 1000 of a walk ≤ 1.2 × page 1 | server CPU per request ${f0(p1000.cpuUs)} vs ${f0(p1.cpuUs)} µs (×${byCpu.toFixed(2)}); ` +
+        `req/s ${f0(p1000.rps)} vs ${f0(p1.rps)} (time ×${(p1.rps / p1000.rps).toFixed(2)}); server time p50 ${f2(p1000.serverP50)} vs ${f2(p1.serverP50)} ms | ${verdict(byCpu <= 1.2)} |`,
+    );
+  }
+  if (run.ingest) {
+    const i = run.ingest;
+    lines.push(
+      `| ingest ≥ 10 000 records/s (${i.engine}) | full build ${f0(i.full.rate)}/s (${i.full.records} records in ${i.full.seconds.toFixed(1)} s); no-change re-ingest ${f0(i.noChange.rate)}/s | ${verdict(i.full.rate >= 10_000 && i.noChange.rate >= 10_000)} |`,
+    );
+    const written = Object.entries(i.noChange.written)
+      .map(([t, n]) => `${t} ${n}`)
+      .join(', ');
+    lines.push(
+      `| no-change re-ingest writes no row but last_seen_at | stored content identical (digest of every column but last_seen_at), every last_seen_at moved${written === '' ? '' : `; rows written: ${written}`} | ${verdict(i.noChange.holds)} |`,
+    );
+  }
+  lines.push(
+    `| server RSS ≤ 300 MB | peak ${f0(run.rss.service / MB)} MB (bare server ${f0(run.rss.bare / MB)} MB) | ${verdict(run.rss.service <= 300 * MB)} |`,
+  );
+  return lines;
+}
+
+export function renderResults(dir: string): string {
+  const runs = readdirSync(dir)
+    .filter((f) => f.endsWith('.json'))
+    .sort()
+    .map((f) => JSON.parse(readFileSync(`${dir}/${f}`, 'utf8')) as RunResult)
+    .sort((a, b) => (a.engine === b.engine ? 0 : a.engine === 'sqlite' ? -1 : 1));
+  const out: string[] = [
+    '# Benchmark results',
+    '',
+    'Written by `npm run bench` (bench/run.ts) from the runs saved in bench/results/; see bench/README.md for',
+    'what each row does. Load generator: autocannon in the benchmark process, on loopback, the same settings',
+    'for every row. req/s is the median of the per-second counts; "ratio to bare" divides by the bare',
+    'Fastify JSON route measured right before that row with the same settings (the machine is shared, so',
+    "its load drifts between rows). Server time is the service's own `Server-Timing`",
+    '(onRequest to onSend), read over sequential requests on one connection after the load row.',
+    '',
+  ];
+  for (const run of runs) {
+    const c = run.corpusInfo;
+    out.push(
+      `## ${run.engine === 'sqlite' ? 'SQLite' : 'PostgreSQL'}, ${run.corpus} corpus`,
+      '',
+      `- corpus: ${c.records.toLocaleString('en')} recalls, ${c.identifiers.toLocaleString('en')} identifiers, ${c.revisions.toLocaleString('en')} revisions (generator v${c.generator}, seed ${c.seed}, built in ${c.buildSeconds.toFixed(0)} s)`,
+      `- machine: ${run.machine.cpu}, ${run.machine.cores} cores, ${run.machine.memoryGiB} GiB; ${run.machine.platform}; Node ${run.machine.node}; load average at start ${run.machine.loadAverageAtStart}`,
+      `- settings: ${run.settings.connections} connections, pipelining ${run.settings.pipelining}, ${run.settings.warmupSeconds} s warm-up then ${run.settings.durationSeconds} s per row; service with LOG_LEVEL=warn, scale key with RECALLS_PLAN_SCALE_REQUESTS=unmetered, loopback burst-exempt`,
+      `- command: \`${run.command}\` (run at ${run.startedAt})`,
+      '',
+      ...table(run),
+      '',
+      ...targets(run),
+      '',
+    );
+  }
+  return `${out.join('\n')}\n`;
+}

@@ -1,0 +1,407 @@
+/**
+ * `npm run bench [-- --corpus 2m|200k --engine sqlite|postgres]`: builds (or reuses) the
+ * synthetic corpus, starts the service (`recalls serve`, one or two nodes) and a bare Fastify
+ * server as separate processes, drives each scenario with autocannon from this process, runs the
+ * ingest benchmark, and writes bench/results/<engine>-<corpus>.json and bench/RESULTS.md.
+ */
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { closeSync, mkdirSync, openSync, readFileSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { cpus, totalmem } from 'node:os';
+import { parseArgs } from 'node:util';
+import autocannon from 'autocannon';
+import { SQLite, pgClient } from './lib/drivers.ts';
+import { parseSize, sizeLabel, type CorpusInfo, type Engine } from './lib/corpus.ts';
+import { ensureOpenFdaMirror } from './lib/openfda-mirror.ts';
+import { BENCH_DIR, BIN, ROOT } from './lib/paths.ts';
+import { renderResults, type Row, type RunResult } from './lib/report.ts';
+import { Rng } from './lib/synthetic.ts';
+import { gs1CheckDigit } from '../src/domain/identifiers/gs1.ts';
+import { ensureCorpus } from './generate.ts';
+
+const { values } = parseArgs({
+  options: {
+    corpus: { type: 'string', default: '2m' },
+    engine: { type: 'string', default: 'sqlite' },
+    duration: { type: 'string', default: '10' },
+    warmup: { type: 'string', default: '3' },
+    connections: { type: 'string', default: '10' },
+    'ingest-records': { type: 'string', default: '200000' },
+    'skip-ingest': { type: 'boolean', default: false },
+    rebuild: { type: 'boolean', default: false },
+  },
+});
+const engine = values.engine as Engine;
+if (engine !== 'sqlite' && engine !== 'postgres') throw new Error('--engine sqlite|postgres');
+const records = parseSize(values.corpus!);
+const DURATION = Number(values.duration);
+const WARMUP = Number(values.warmup);
+const CONNECTIONS = Number(values.connections);
+const log = (m: string) => process.stderr.write(`${m}\n`);
+
+function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const s = createServer().listen(0, '127.0.0.1', () => {
+      const port = (s.address() as { port: number }).port;
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+async function waitFor(url: string): Promise<void> {
+  for (let i = 0; i < 600; i++) {
+    try {
+      await fetch(url);
+      return;
+    } catch {
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  }
+  throw new Error(`${url} did not come up`);
+}
+
+interface Proc {
+  child: ChildProcess;
+  url: string;
+}
+
+async function startProcess(
+  args: string[],
+  env: Record<string, string>,
+  probe: string,
+  logName: string,
+): Promise<Proc> {
+  const port = await freePort();
+  mkdirSync(`${BENCH_DIR}/corpus/logs`, { recursive: true });
+  const out = openSync(`${BENCH_DIR}/corpus/logs/${logName}.log`, 'w');
+  const child = spawn(process.execPath, args, {
+    cwd: ROOT,
+    env: { ...process.env, ...env, PORT: String(port), HOST: '127.0.0.1' },
+    stdio: ['ignore', out, out],
+  });
+  closeSync(out);
+  const url = `http://127.0.0.1:${port}`;
+  await waitFor(`${url}${probe}`);
+  return { child, url };
+}
+
+async function stop(p: Proc): Promise<void> {
+  const done = new Promise((r) => p.child.once('exit', r));
+  p.child.kill('SIGTERM');
+  await done;
+}
+
+/** CPU seconds a process has used so far (user + system). */
+function cpuSeconds(pid: number | undefined): number {
+  if (pid === undefined) return NaN;
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / 100;
+}
+
+/** Peak resident set of a process (VmHWM), in bytes. */
+function peakRss(p: Proc): number {
+  const m = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${p.child.pid}/status`, 'utf8'));
+  return m ? Number(m[1]) * 1024 : 0;
+}
+
+interface Scenario {
+  name: string;
+  path: string;
+  method?: 'GET' | 'POST';
+  body?: string;
+  headers?: Record<string, string>;
+  /** 200, 201 or 304. */
+  expect: number;
+}
+
+async function cannon(urls: string[], s: Scenario, seconds: number) {
+  const per = Math.max(1, Math.round(CONNECTIONS / urls.length));
+  const results = await Promise.all(
+    urls.map((url) =>
+      autocannon({
+        url: `${url}${s.path}`,
+        method: s.method ?? 'GET',
+        body: s.body,
+        headers: { ...(s.body === undefined ? {} : { 'content-type': 'application/json' }), ...s.headers },
+        connections: per,
+        pipelining: 1,
+        duration: seconds,
+      }),
+    ),
+  );
+  return results;
+}
+
+/** Sequential requests (one connection) reading the service's Server-Timing: time inside the server. */
+async function serverTimes(url: string, s: Scenario, n: number) {
+  const server: number[] = [];
+  const client: number[] = [];
+  for (let i = 0; i < n; i++) {
+    const t0 = performance.now();
+    const r = await fetch(`${url}${s.path}`, {
+      method: s.method ?? 'GET',
+      body: s.body,
+      headers: { ...(s.body === undefined ? {} : { 'content-type': 'application/json' }), ...s.headers },
+    });
+    await r.arrayBuffer();
+    client.push(performance.now() - t0);
+    if (r.status !== s.expect) throw new Error(`${s.name}: status ${r.status}, expected ${s.expect}`);
+    const m = /dur=([\d.]+)/.exec(r.headers.get('server-timing') ?? '');
+    if (m) server.push(Number(m[1]));
+  }
+  const q = (xs: number[], p: number) => {
+    const sorted = [...xs].sort((a, b) => a - b);
+    return sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))] ?? NaN;
+  };
+  return {
+    serverP50: q(server, 0.5),
+    serverP99: q(server, 0.99),
+    clientP50: q(client, 0.5),
+    clientP99: q(client, 0.99),
+  };
+}
+
+const BARE: Scenario = { name: 'bare Fastify JSON route', path: '/bare', expect: 200 };
+
+/**
+ * One row: the bare route, then the scenario, back to back with the same settings, so that the
+ * ratio compares runs made under the same conditions (other load on the machine drifts).
+ */
+async function measure(targets: Proc[], s: Scenario, withTimes: boolean, bare?: Proc): Promise<Row> {
+  const urls = targets.map((t) => t.url);
+  let bareRps: number | undefined;
+  let bareCpuUs: number | undefined;
+  if (bare !== undefined) {
+    await cannon([bare.url], BARE, WARMUP);
+    const c0 = cpuSeconds(bare.child.pid);
+    const [b] = await cannon([bare.url], BARE, DURATION);
+    bareCpuUs = ((cpuSeconds(bare.child.pid) - c0) * 1e6) / b!.requests.total;
+    bareRps = b!.requests.p50;
+  }
+  await cannon(urls, s, WARMUP);
+  const c0 = targets.map((t) => cpuSeconds(t.child.pid));
+  const results = await cannon(urls, s, DURATION);
+  const cpu = targets.reduce((n, t, i) => n + cpuSeconds(t.child.pid) - c0[i]!, 0);
+  const ok = results.reduce((n, r) => n + (s.expect === 200 ? r['2xx'] : s.expect === 201 ? r['2xx'] : 0), 0);
+  const non = results.reduce((n, r) => n + r.non2xx + r.errors + r.timeouts, 0);
+  const row: Row = {
+    name: s.name,
+    nodes: urls.length,
+    rps: results.reduce((n, r) => n + r.requests.p50, 0),
+    rpsMean: results.reduce((n, r) => n + r.requests.average, 0),
+    latencyP50: Math.max(...results.map((r) => r.latency.p50)),
+    latencyP99: Math.max(...results.map((r) => r.latency.p99)),
+    total: results.reduce((n, r) => n + r.requests.total, 0),
+    unexpected: s.expect === 304 ? results.reduce((n, r) => n + r['2xx'] + r.errors, 0) : non,
+    ok,
+    bareRps,
+    cpuUs: (cpu * 1e6) / results.reduce((n, r) => n + r.requests.total, 0),
+    bareCpuUs,
+  };
+  if (withTimes) Object.assign(row, await serverTimes(urls[0]!, s, s.method === 'POST' ? 100 : 300));
+  log(
+    `  ${s.name.padEnd(34)} ${row.rps.toFixed(0).padStart(7)} req/s  p50 ${row.latencyP50} ms  p99 ${row.latencyP99} ms` +
+      (bareRps === undefined
+        ? ''
+        : `  bare ${bareRps.toFixed(0)} req/s (ratio ${(row.rps / bareRps).toFixed(2)})`) +
+      `  cpu ${row.cpuUs!.toFixed(0)} us/req (bare ${row.bareCpuUs?.toFixed(0)})` +
+      (row.serverP50 === undefined ? '' : `  server p50 ${row.serverP50.toFixed(2)} ms`) +
+      (row.unexpected > 0 ? `  (${row.unexpected} unexpected answers)` : ''),
+  );
+  return row;
+}
+
+/** Identifiers to look up and check, read from the corpus itself. */
+async function fixtures(info: CorpusInfo) {
+  const query =
+    "SELECT i.kind, i.value, i.recall_id FROM identifiers i WHERE i.kind IN ('upc', 'ean', 'gtin', 'model', 'lot', 'ndc', 'batch') AND i.recall_id IN (SELECT id FROM recalls WHERE sort_date > '2020' ORDER BY id LIMIT 400 OFFSET 5000)";
+  let rows: { kind: string; value: string; recall_id: string }[];
+  if (engine === 'sqlite') {
+    const db = new SQLite(info.location, { readonly: true });
+    rows = db.prepare(query).all() as typeof rows;
+    db.close();
+  } else {
+    const client = pgClient(info.location);
+    await client.connect();
+    rows = (await client.query(query)).rows as typeof rows;
+    await client.end();
+  }
+  const hit = rows.find((r) => r.kind === 'upc') ?? rows[0]!;
+  const rng = new Rng(99);
+  const missBody = `0${rng.digits(10)}`;
+  const miss = `${missBody}${gs1CheckDigit(missBody)}`;
+  const hits = rows.slice(0, 100).map((r) => ({ kind: r.kind, value: r.value }));
+  const misses = Array.from({ length: 1000 - hits.length }, (_, i) =>
+    i % 2 === 0
+      ? { kind: 'lot', value: `ZZ${rng.digits(6)}Q` }
+      : (() => {
+          const b = `0${rng.digits(10)}`;
+          return { kind: 'upc', value: `${b}${gs1CheckDigit(b)}` };
+        })(),
+  );
+  return {
+    hitPath: `/v1/identifiers/${hit.kind}/${encodeURIComponent(hit.value)}`,
+    missPath: `/v1/identifiers/upc/${miss}`,
+    recallId: hit.recall_id,
+    check: JSON.stringify({ label: 'bench', identifiers: [...hits, ...misses] }),
+  };
+}
+
+async function walkTo(url: string, key: string, pages: number): Promise<string> {
+  let path = '/v1/recalls';
+  for (let i = 1; i < pages; i++) {
+    const r = await fetch(`${url}${path}`, { headers: { authorization: `Bearer ${key}` } });
+    const body = (await r.json()) as { meta: { next_cursor: string | null } };
+    if (body.meta.next_cursor === null) throw new Error(`the walk ended at page ${i}`);
+    path = `/v1/recalls?cursor=${encodeURIComponent(body.meta.next_cursor)}`;
+  }
+  return path;
+}
+
+function issueKey(databaseUrl: string): string {
+  const r = spawnSync(process.execPath, [BIN, 'keys', 'create', '--plan', 'scale', '--name', 'bench'], {
+    cwd: ROOT,
+    env: { ...process.env, DATABASE_URL: databaseUrl, LOG_LEVEL: 'warn' },
+    encoding: 'utf8',
+  });
+  if (r.status !== 0) throw new Error(`keys create failed: ${r.stderr}`);
+  return r.stdout.trim().split('\n').pop()!;
+}
+
+async function ingestBench(): Promise<RunResult['ingest']> {
+  const n = Number(values['ingest-records']);
+  const mirror = ensureOpenFdaMirror(`${BENCH_DIR}/corpus/mirror-${sizeLabel(n)}`, n);
+  let database: string;
+  let cleanup = async () => {};
+  if (engine === 'sqlite') {
+    database = `/tmp/recalls-bench-ingest-${process.pid}.db`;
+    cleanup = async () => {
+      for (const s of ['', '-wal', '-shm']) spawnSync('rm', ['-f', `${database}${s}`]);
+    };
+  } else {
+    const admin = pgClient(adminUrl());
+    await admin.connect();
+    await admin.query('DROP DATABASE IF EXISTS recalls_bench_ingest WITH (FORCE)');
+    await admin.query('CREATE DATABASE recalls_bench_ingest');
+    await admin.end();
+    const u = new URL(adminUrl());
+    u.pathname = '/recalls_bench_ingest';
+    database = u.toString();
+  }
+  log(`ingest: ${n} openFDA records through the pipeline (full build, then no-change re-ingest)…`);
+  const r = spawnSync(
+    process.execPath,
+    ['--import', 'tsx', `${BENCH_DIR}/ingest.ts`, '--database', database, '--from', mirror],
+    {
+      cwd: ROOT,
+      encoding: 'utf8',
+      env: { ...process.env, LOG_LEVEL: 'warn' },
+      maxBuffer: 1 << 26,
+    },
+  );
+  await cleanup();
+  if (r.status !== 0) throw new Error(`ingest benchmark failed: ${r.stderr}`);
+  const result = JSON.parse(r.stdout.trim().split('\n').pop()!) as NonNullable<RunResult['ingest']>;
+  log(
+    `  full build ${result.full.rate.toFixed(0)} records/s, no-change re-ingest ${result.noChange.rate.toFixed(0)} records/s, ` +
+      `no row but last_seen_at written: ${result.noChange.holds}`,
+  );
+  return result;
+}
+
+function adminUrl(): string {
+  return process.env.RECALLS_BENCH_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+}
+
+async function main(): Promise<void> {
+  const started = new Date();
+  const info = await ensureCorpus(engine, records, values.rebuild);
+  const databaseUrl = info.location;
+  const key = issueKey(databaseUrl);
+  const serviceEnv = {
+    DATABASE_URL: databaseUrl,
+    RECALLS_INGEST_SCHEDULE: 'off',
+    RECALLS_PLAN_SCALE_REQUESTS: 'unmetered',
+    RECALLS_BURST_EXEMPT: '127.0.0.1',
+    LOG_LEVEL: 'warn',
+    ...(engine === 'postgres' ? { REDIS_URL: 'redis://127.0.0.1:6379/6' } : {}),
+  };
+  const bare = await startProcess(['--import', 'tsx', `${BENCH_DIR}/bare-server.ts`], {}, '/bare', 'bare');
+  const service = await startProcess([BIN, 'serve'], serviceEnv, '/v1/health', 'service-1');
+  const auth = { authorization: `Bearer ${key}` };
+  const f = await fixtures(info);
+  log(`walking to page 1000 of GET /v1/recalls…`);
+  const page1000 = await walkTo(service.url, key, 1000);
+  const etagResponse = await fetch(`${service.url}${f.hitPath}`, { headers: auth });
+  const etag = etagResponse.headers.get('etag')!;
+  await etagResponse.arrayBuffer();
+
+  const scenarios: Scenario[] = [
+    { name: 'lookup, hit', path: f.hitPath, headers: auth, expect: 200 },
+    { name: 'lookup, miss', path: f.missPath, headers: auth, expect: 200 },
+    {
+      name: 'lookup, 304 (If-None-Match)',
+      path: f.hitPath,
+      headers: { ...auth, 'if-none-match': etag },
+      expect: 304,
+    },
+    { name: 'GET /v1/recalls page 1', path: '/v1/recalls', headers: auth, expect: 200 },
+    { name: 'GET /v1/recalls page 1000', path: page1000, headers: auth, expect: 200 },
+    { name: 'GET /v1/recalls/{id}', path: `/v1/recalls/${f.recallId}`, headers: auth, expect: 200 },
+    {
+      name: 'POST /v1/checks, 1000 identifiers',
+      path: '/v1/checks',
+      method: 'POST',
+      body: f.check,
+      headers: auth,
+      expect: 201,
+    },
+  ];
+  log(
+    `${engine} ${sizeLabel(records)}: ${CONNECTIONS} connections, ${WARMUP} s warm-up, ${DURATION} s measured per row`,
+  );
+  const rows: Row[] = [];
+  for (const s of scenarios) rows.push(await measure([service], s, true, bare));
+  const rss = { service: peakRss(service), bare: peakRss(bare) };
+
+  if (engine === 'postgres') {
+    const second = await startProcess([BIN, 'serve'], serviceEnv, '/v1/health', 'service-2');
+    for (const s of scenarios.filter((x) => x.name.startsWith('lookup, ') || x.name.startsWith('POST')))
+      rows.push(await measure([service, second], s, false, bare));
+    rss.service = Math.max(rss.service, peakRss(second));
+    await stop(second);
+  }
+  await stop(service);
+  await stop(bare);
+  const ingest = values['skip-ingest'] ? undefined : await ingestBench();
+
+  const result: RunResult = {
+    engine,
+    corpus: sizeLabel(records),
+    corpusInfo: info,
+    startedAt: started.toISOString(),
+    machine: {
+      cpu: cpus()[0]?.model ?? 'unknown',
+      cores: cpus().length,
+      memoryGiB: Math.round(totalmem() / 2 ** 30),
+      node: process.version,
+      platform: `${process.platform} ${process.arch}`,
+      loadAverageAtStart: readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' '),
+    },
+    settings: { connections: CONNECTIONS, pipelining: 1, warmupSeconds: WARMUP, durationSeconds: DURATION },
+    command: `npm run bench -- ${process.argv.slice(2).join(' ')}`.trim(),
+    rows,
+    rss,
+    ingest,
+  };
+  mkdirSync(`${BENCH_DIR}/results`, { recursive: true });
+  writeFileSync(
+    `${BENCH_DIR}/results/${engine}-${sizeLabel(records)}.json`,
+    `${JSON.stringify(result, null, 2)}\n`,
+  );
+  const markdown = renderResults(`${BENCH_DIR}/results`);
+  writeFileSync(`${BENCH_DIR}/RESULTS.md`, markdown);
+  process.stdout.write(markdown);
+}
+
+await main();

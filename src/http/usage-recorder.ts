@@ -1,0 +1,57 @@
+/**
+ * Usage that no limit governs (requests on an unmetered request quota), recorded off the
+ * request's path: answered requests are added up in memory per key and month and written in
+ * one update per key every `intervalMs`, and on close. Nothing here decides admission — every
+ * limited quota is still reserved by one conditional update before the handler — so batching
+ * cannot let a request past a quota; it only delays the count by at most one interval (a node
+ * killed with SIGKILL loses at most that interval's unmetered counts; SIGTERM loses none).
+ */
+import type { Store } from '../store/database.ts';
+
+export class UsageRecorder {
+  private pending = new Map<
+    string,
+    { keyId: string; month: string; requests: number; identifiers: number }
+  >();
+  private timer: NodeJS.Timeout | undefined;
+  private flushing: Promise<void> = Promise.resolve();
+
+  constructor(
+    private readonly store: Store,
+    private readonly onError: (error: unknown) => void,
+    private readonly intervalMs = 100,
+  ) {}
+
+  record(keyId: string, month: string, requests: number, identifiers = 0): void {
+    const k = `${keyId}\u0000${month}`;
+    const entry = this.pending.get(k);
+    if (entry === undefined) this.pending.set(k, { keyId, month, requests, identifiers });
+    else {
+      entry.requests += requests;
+      entry.identifiers += identifiers;
+    }
+    if (this.timer === undefined) {
+      this.timer = setTimeout(() => void this.flush(), this.intervalMs);
+      this.timer.unref();
+    }
+  }
+
+  /** Writes everything recorded so far; what fails to be written is kept for the next flush. */
+  flush(): Promise<void> {
+    this.flushing = this.flushing.then(async () => {
+      if (this.timer !== undefined) clearTimeout(this.timer);
+      this.timer = undefined;
+      const batch = [...this.pending.values()];
+      this.pending.clear();
+      for (const e of batch) {
+        try {
+          await this.store.usage.add(e.keyId, e.month, { requests: e.requests, identifiers: e.identifiers });
+        } catch (error) {
+          this.onError(error);
+          this.record(e.keyId, e.month, e.requests, e.identifiers);
+        }
+      }
+    });
+    return this.flushing;
+  }
+}
