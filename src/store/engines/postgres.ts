@@ -7,15 +7,7 @@ import type { Engine, Prepared } from '../engine.ts';
 import type { Database } from '../schema.ts';
 
 export function openPostgres(url: string): Engine {
-  // Generic plans: the statements are prepared once per connection and are all index probes or
-  // keyset ranges whose best plan does not depend on the values; re-planning every execution
-  // (PostgreSQL's default for the first executions and whenever a custom plan looks cheaper)
-  // costs more than the queries themselves.
-  const pool = new pg.Pool({
-    connectionString: url,
-    max: 10,
-    options: '-c plan_cache_mode=force_generic_plan',
-  });
+  const pool = new pg.Pool({ connectionString: url, max: 10 });
   // An idle pooled connection that the server closes (a restart, a terminated backend) is
   // reported here; the pool drops it and the next query connects anew. Without a listener the
   // event would crash the process.
