@@ -112,7 +112,15 @@ const FILTER_SQL: [keyof RecallFilters, string][] = [
  * `sort_date <= ?` on the order index: a later page starts where the last one ended, however deep.
  */
 const AFTER_SQL = 'r.sort_date <= ? AND (r.sort_date < ? OR r.id > ?)';
-const ORDER_SQL = ' ORDER BY r.sort_date DESC, r.id ASC LIMIT ?';
+/**
+ * The list order and page size. The size is written into the statement (a validated whole
+ * number, one prepared statement per size) so that a cached generic plan still knows it and
+ * walks the order index rather than sorting every row.
+ */
+function orderAndLimit(rows: number): string {
+  if (!Number.isSafeInteger(rows) || rows < 1) throw new Error(`bad page size ${rows}`);
+  return ` ORDER BY r.sort_date DESC, r.id ASC LIMIT ${rows}`;
+}
 
 /** A lookup whose keys hit at most this many stored identifiers orders them in memory, not in SQL. */
 const JOIN_LIMIT = 200;
@@ -176,8 +184,7 @@ export class RecallsStore {
       where.push(AFTER_SQL);
       params.push(after.sortDate, after.sortDate, after.id);
     }
-    params.push(limit + 1);
-    const sql = `${RECALL_SELECT}${where.length > 0 ? ` WHERE ${where.join(' AND ')}` : ''}${ORDER_SQL}`;
+    const sql = `${RECALL_SELECT}${where.length > 0 ? ` WHERE ${where.join(' AND ')}` : ''}${orderAndLimit(limit + 1)}`;
     const rows = await this.engine.prepare<RecallRow>(sql).all(params);
     return { rows: rows.slice(0, limit).map(toSummary), more: rows.length > limit };
   }
@@ -268,10 +275,9 @@ export class RecallsStore {
     if (best.size === 0) return { rows: [], more: false };
     const params: unknown[] = [this.engine.listParam([...best.keys()])];
     if (after !== undefined) params.push(after.sortDate, after.sortDate, after.id);
-    params.push(limit + 1);
     const sql =
       `${RECALL_SELECT} WHERE ${this.engine.inList('r.id')}` +
-      `${after === undefined ? '' : ` AND ${AFTER_SQL}`}${ORDER_SQL}`;
+      `${after === undefined ? '' : ` AND ${AFTER_SQL}`}${orderAndLimit(limit + 1)}`;
     const rows = await this.engine.prepare<RecallRow>(sql).all(params);
     return {
       rows: rows.slice(0, limit).map((r) => ({ ...toSummary(r), match: best.get(r.id)! })),
@@ -287,9 +293,16 @@ export class RecallsStore {
       ['i.product_key', probe.productKeys],
     ] as const) {
       if (keys.length === 0) continue;
-      const rows = await this.engine
-        .prepare<JoinedRow>(`${JOINED_SELECT}${this.engine.inList(column)} LIMIT ${JOIN_LIMIT + 1}`)
-        .all([this.engine.listParam(keys)]);
+      // One key (the usual lookup) is a plain equality: PostgreSQL then settles on one cached
+      // plan instead of planning a list condition again on every execution.
+      const rows =
+        keys.length === 1
+          ? await this.engine
+              .prepare<JoinedRow>(`${JOINED_SELECT}${column} = ? LIMIT ${JOIN_LIMIT + 1}`)
+              .all([keys[0]])
+          : await this.engine
+              .prepare<JoinedRow>(`${JOINED_SELECT}${this.engine.inList(column)} LIMIT ${JOIN_LIMIT + 1}`)
+              .all([this.engine.listParam(keys)]);
       out.push(...rows);
       if (out.length > JOIN_LIMIT) return undefined;
     }
