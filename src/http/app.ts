@@ -12,6 +12,7 @@ import addFormats from 'ajv-formats';
 import type { Socket } from 'node:net';
 import Fastify, { type FastifyInstance, type FastifyRequest, type FastifyServerOptions } from 'fastify';
 import { randomBase62 } from '../domain/api-keys.ts';
+import { AnswerCache } from './answer-cache.ts';
 import type { AppDeps } from './context.ts';
 import { handleError, PROBLEM_CONTENT_TYPE, sendProblem, instanceOf } from './error-handler.ts';
 import { enforceAuth, resolveAuth } from './gates/auth.ts';
@@ -43,6 +44,9 @@ export async function corpusVersionOf(request: FastifyRequest, store: AppDeps['s
 }
 
 export type App = FastifyInstance;
+
+/** The media type of every JSON answer, as Fastify writes it. */
+const JSON_CONTENT_TYPE = 'application/json; charset=utf-8';
 
 /** Request bodies at most this large; a 1000-identifier check is far below it. */
 export const BODY_LIMIT = 1024 * 1024;
@@ -134,11 +138,13 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   const catalog = new SourceCatalog(deps.store, deps.sources);
   const isExempt = exemptCache(deps.config);
   const corpusTag = corpusTagCache();
+  const answers = new AnswerCache(deps.config.answerCacheChars);
   const context: RouteContext = { deps, catalog, now };
 
   app.decorateRequest('auth', null as never);
   app.decorateRequest('quotaHold', undefined);
   app.decorateRequest('corpusVersion', undefined);
+  app.decorateRequest('cachedAnswer', false);
   const usage = new UsageRecorder(deps.store, (err) => app.log.error({ err }, 'usage recording failed'));
   app.addHook('onClose', () => usage.flush());
 
@@ -188,12 +194,14 @@ export async function buildApp(deps: AppDeps): Promise<App> {
 
   // Gate 4 and 5: the corpus ETag, then the monthly quota. A 304 does not count, so it takes no
   // reservation; it must still pass the quota gate, which it does by a read. A 2xx is reserved
-  // by one conditional update (or, on an unmetered request quota, counted once answered).
+  // by one conditional update (or, on an unmetered request quota, counted once answered). Once
+  // admitted, a corpus answer already made at this version is sent as it was serialised.
   app.addHook('preHandler', async (request, reply) => {
     const { auth } = request;
     const mode = request.routeOptions.config.etag;
+    let version: number | undefined;
     if (request.method === 'GET' && (mode === 'corpus' || mode === 'corpus-key')) {
-      const version = await corpusVersionOf(request, deps.store);
+      version = await corpusVersionOf(request, deps.store);
       const keyPart =
         mode === 'corpus-key' && auth.state === 'valid'
           ? `${auth.key.id}:${await deps.store.checks.latestSeq(auth.key.id)}`
@@ -207,11 +215,27 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     }
     if (auth.state === 'valid')
       request.quotaHold = await admitRequest(deps.store, auth.key.id, auth.plan, now());
+    if (mode === 'corpus' && version !== undefined) {
+      const answer = answers.get(version, request.url);
+      if (answer !== undefined) {
+        request.cachedAnswer = true;
+        return reply.type(JSON_CONTENT_TYPE).send(answer);
+      }
+    }
   });
 
   // Body-derived ETags for the rest (health, the OpenAPI document), and the server's own time.
   app.addHook('onSend', (request, reply, payload, done) => {
     reply.header('Server-Timing', `app;dur=${reply.elapsedTime.toFixed(2)}`);
+    if (
+      reply.statusCode === 200 &&
+      !request.cachedAnswer &&
+      request.corpusVersion !== undefined &&
+      request.routeOptions.config.etag === 'corpus' &&
+      request.method === 'GET' &&
+      typeof payload === 'string'
+    )
+      answers.set(request.corpusVersion, request.url, payload);
     if (reply.statusCode !== 200 || request.method !== 'GET' || reply.hasHeader('ETag'))
       return done(null, payload);
     if (typeof payload !== 'string' && !Buffer.isBuffer(payload)) return done(null, payload);

@@ -42,6 +42,8 @@ declare module 'fastify' {
     quotaHold: QuotaHold | undefined;
     /** The corpus version read with the key (or before the ETag), for every use in this request. */
     corpusVersion: number | undefined;
+    /** Whether the answer was sent from the answer cache (and so is not kept again). */
+    cachedAnswer: boolean;
   }
 }
 

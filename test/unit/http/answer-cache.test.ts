@@ -1,0 +1,55 @@
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { AnswerCache } from '../../../src/http/answer-cache.ts';
+
+describe('AnswerCache', () => {
+  test('answers only at the version an answer was made at', () => {
+    const cache = new AnswerCache(1000);
+    cache.set(7, '/v1/recalls', '{"a":1}');
+    assert.equal(cache.get(7, '/v1/recalls'), '{"a":1}');
+    assert.equal(cache.get(8, '/v1/recalls'), undefined);
+    assert.equal(cache.get(6, '/v1/recalls'), undefined);
+    assert.equal(cache.get(7, '/v1/recalls?limit=1'), undefined);
+  });
+
+  test('a newer version replaces everything; an answer made at an older one is dropped', () => {
+    const cache = new AnswerCache(1000);
+    cache.set(7, '/a', 'seven');
+    cache.set(8, '/b', 'eight');
+    assert.equal(cache.get(7, '/a'), undefined);
+    assert.equal(cache.get(8, '/a'), undefined);
+    cache.set(7, '/a', 'late seven');
+    assert.equal(cache.get(8, '/a'), undefined);
+    assert.deepEqual(cache.size(), { answers: 1, characters: 5 });
+  });
+
+  test('holds at most its budget, dropping the least recently used first', () => {
+    const cache = new AnswerCache(160);
+    for (const url of ['/1', '/2', '/3', '/4']) cache.set(1, url, 'x'.repeat(10));
+    cache.get(1, '/1'); // used again: now the most recent
+    for (let i = 5; i <= 16; i++) cache.set(1, `/${i}`, 'x'.repeat(10));
+    // 16 answers of 10 fit 160 exactly
+    assert.deepEqual(cache.size(), { answers: 16, characters: 160 });
+    cache.set(1, '/17', 'x'.repeat(10));
+    assert.equal(cache.get(1, '/2'), undefined, 'the least recently used went first');
+    assert.equal(cache.get(1, '/1'), 'x'.repeat(10), 'the one used again stayed');
+    assert.deepEqual(cache.size(), { answers: 16, characters: 160 });
+  });
+
+  test('replacing an answer counts only the new one', () => {
+    const cache = new AnswerCache(1600);
+    cache.set(1, '/a', 'x'.repeat(50));
+    cache.set(1, '/a', 'y'.repeat(20));
+    assert.deepEqual(cache.size(), { answers: 1, characters: 20 });
+    assert.equal(cache.get(1, '/a'), 'y'.repeat(20));
+  });
+
+  test('never keeps an answer over a sixteenth of the budget, and nothing with no budget', () => {
+    const cache = new AnswerCache(160);
+    cache.set(1, '/big', 'x'.repeat(11));
+    assert.equal(cache.get(1, '/big'), undefined);
+    const off = new AnswerCache(0);
+    off.set(1, '/a', '{}');
+    assert.equal(off.get(1, '/a'), undefined);
+  });
+});
