@@ -313,11 +313,29 @@ function firstMatch(text: string): number {
 }
 
 /**
+ * Texts already classified. Agencies repeat one wording across many records (every product of
+ * one recall event carries the same reason), and a classification runs the whole rule table.
+ * Cleared when full, so it never holds more than MEMO_LIMIT texts.
+ */
+const memo = new Map<string, HazardCategory | null>();
+const MEMO_LIMIT = 4096;
+
+/**
  * The canonical hazard category for an agency's hazard wording: null when there is no text,
  * `other` when no rule names it.
  */
 export function classifyHazard(text: string | null): HazardCategory | null {
   if (text === null) return null;
+  let category = memo.get(text);
+  if (category === undefined) {
+    category = classify(text);
+    if (memo.size >= MEMO_LIMIT) memo.clear();
+    memo.set(text, category);
+  }
+  return category;
+}
+
+function classify(text: string): HazardCategory | null {
   const clean = text.normalize('NFKC').replace(/\s+/g, ' ').trim();
   if (clean === '') return null;
 

@@ -56,12 +56,16 @@ export interface Revision {
   data_as_of?: string;
 }
 
+/** A record id made only of the characters that pass through unescaped. */
+const PLAIN_RECORD_ID = /^[A-Za-z0-9-]*$/;
+
 /**
  * Derives the stable recall id from the source id and the agency's record id: URL-safe, no
  * `/`, reversible, and the same on every rebuild. Letters, digits and `-` pass through; every
  * other byte becomes `_` and two hex digits.
  */
 export function recallId(sourceId: string, recordId: string): string {
+  if (PLAIN_RECORD_ID.test(recordId)) return `${sourceId}.${recordId}`; // nothing to escape
   let out = '';
   for (const byte of Buffer.from(recordId, 'utf8')) {
     const c = String.fromCharCode(byte);

@@ -156,6 +156,11 @@ const STOP_WORDS = new Set([
   'na',
 ]);
 
+/** One space between two groups of a code printed in groups ("CR 18 13B"). */
+const GROUP_GAP = /[ \u00a0](?=[A-Za-z0-9])/y;
+/** Whitespace, possibly none (always matches). */
+const SPACES = /\s*/y;
+
 function sticky(re: RegExp, text: string, pos: number): RegExpExecArray | null {
   re.lastIndex = pos;
   return re.exec(text);
@@ -287,10 +292,9 @@ function readCodeGroups(text: string, pos: number, family: Family): { values: st
   if (!first) return null;
   const groups = [{ text: first[0], start: pos }];
   let end = pos + first[0].length;
-  const firstIsPrefix = /^[A-Za-z]{1,4}$/.test(first[0]) && !STOP_WORDS.has(first[0].toLowerCase());
   if (family === 'lot') {
     for (;;) {
-      if (!/^[ \u00a0](?=[A-Za-z0-9])/.test(text.slice(end, end + 2))) break;
+      if (!sticky(GROUP_GAP, text, end)) break;
       const g = sticky(CODE_TOKEN, text, end + 1);
       if (!g || STOP_WORDS.has(g[0].toLowerCase()) || !isCodeShaped(g[0], family)) break;
       if (!endsCleanly(text, end + 1 + g[0].length)) break;
@@ -301,6 +305,7 @@ function readCodeGroups(text: string, pos: number, family: Family): { values: st
   if (groups.length === 1) {
     return isCodeShaped(first[0], family) ? { values: [first[0]], end } : null;
   }
+  const firstIsPrefix = /^[A-Za-z]{1,4}$/.test(first[0]) && !STOP_WORDS.has(first[0].toLowerCase());
   if (firstIsPrefix) return { values: [text.slice(pos, end)], end };
   if (!isCodeShaped(first[0], family)) return null;
   // "18024 18037 18043": a list written with spaces; "5G6 21X8": one code in two groups.
@@ -350,12 +355,14 @@ export function extractLabelledIdentifiers(text: string, opts: ExtractOptions = 
   const out = new Collector(opts.kinds ? new Set(opts.kinds) : null);
   if (!text) return [];
 
-  for (const m of text.matchAll(LABEL)) {
+  // An exec loop rather than matchAll, which clones the (large) label expression on every call.
+  LABEL.lastIndex = 0;
+  for (let m = LABEL.exec(text); m !== null; m = LABEL.exec(text)) {
     const label = familyOf(m.groups ?? {});
     if (!label) continue;
     if (m.groups?.filler?.toLowerCase() === 'of' && label.family !== 'barcode') continue;
-    const start = (m.index ?? 0) + m[0].length;
-    const valueStart = start + (/^\s*/.exec(text.slice(start))?.[0].length ?? 0);
+    const start = m.index + m[0].length;
+    const valueStart = start + sticky(SPACES, text, start)![0].length;
     switch (label.family) {
       case 'barcode':
         readBarcodes(text, valueStart, label.kind, out);
@@ -372,7 +379,10 @@ export function extractLabelledIdentifiers(text: string, opts: ExtractOptions = 
         break;
     }
   }
-  for (const m of text.matchAll(GS1_ANYWHERE)) out.addUdi(m[0].replace(/[.,;:]+$/, ''));
+  // Every GS1 element string found anywhere starts with `(01)`: most prose has none.
+  if (text.includes('(01)')) {
+    for (const m of text.matchAll(GS1_ANYWHERE)) out.addUdi(m[0].replace(/[.,;:]+$/, ''));
+  }
 
   return mergeIdentifiers(out.found);
 }

@@ -6,10 +6,10 @@
  * block per notice field; those blocks are read here too. Anything else is drift and fails
  * here, loudly, as a format error.
  */
-import { Type, type Static, type TSchema } from '@sinclair/typebox';
-import { Value } from '@sinclair/typebox/value';
+import { Type, type Static } from '@sinclair/typebox';
 import { XMLParser, XMLValidator } from 'fast-xml-parser';
 import { formatError } from '../../errors.ts';
+import { compileValidator } from '../../validate.ts';
 
 const parser = new XMLParser({
   ignoreAttributes: true,
@@ -43,10 +43,8 @@ export interface RecallFeed {
   items: FeedItem[];
 }
 
-function firstError(schema: TSchema, value: unknown): string {
-  const error = Value.Errors(schema, value).First();
-  return error === undefined ? 'does not match' : `${error.path || '/'}: ${error.message}`;
-}
+const ChannelValidator = compileValidator(Channel);
+const FeedItemValidator = compileValidator(FeedItem);
 
 /**
  * Parses one feed document. Throws UpstreamError('format') when it is not well-formed XML,
@@ -65,12 +63,15 @@ export function parseRecallFeed(body: Buffer | string, url?: string): RecallFeed
   const rss = doc !== null && typeof doc === 'object' ? (doc as Record<string, unknown>)['rss'] : undefined;
   const channel =
     rss !== null && typeof rss === 'object' ? (rss as Record<string, unknown>)['channel'] : undefined;
-  if (!Value.Check(Channel, channel)) {
-    throw formatError(`ACCC recalls feed is not RSS (<rss><channel>): ${firstError(Channel, channel)}`, url);
+  if (!ChannelValidator.check(channel)) {
+    throw formatError(
+      `ACCC recalls feed is not RSS (<rss><channel>): ${ChannelValidator.firstError(channel)}`,
+      url,
+    );
   }
   const items = (channel.item ?? []).map((item, i) => {
-    if (!Value.Check(FeedItem, item)) {
-      throw formatError(`ACCC recalls feed item[${i}] drifted: ${firstError(FeedItem, item)}`, url);
+    if (!FeedItemValidator.check(item)) {
+      throw formatError(`ACCC recalls feed item[${i}] drifted: ${FeedItemValidator.firstError(item)}`, url);
     }
     return item;
   });

@@ -5,9 +5,9 @@
  * must be text or null, and every row needs its `NID`. Anything else is drift and fails here,
  * loudly, as a format error.
  */
-import { Type, type Static, type TSchema } from '@sinclair/typebox';
-import { Value } from '@sinclair/typebox/value';
+import { Type, type Static } from '@sinclair/typebox';
 import { formatError } from '../../errors.ts';
+import { compileValidator } from '../../validate.ts';
 
 /** A text column: the dump writes `null` for missing values (`Product`, `Last updated` …). */
 const Text = Type.Optional(Type.Union([Type.String(), Type.Null()]));
@@ -33,10 +33,8 @@ export type HcRow = Static<typeof HcRow>;
 
 const PageShape = Type.Array(Type.Unknown());
 
-function firstError(schema: TSchema, value: unknown): string {
-  const error = Value.Errors(schema, value).First();
-  return error === undefined ? 'does not match' : `${error.path || '/'}: ${error.message}`;
-}
+const PageShapeValidator = compileValidator(PageShape);
+const HcRowValidator = compileValidator(HcRow);
 
 /** The row's id: `NID` as text, without padding or invisible characters. */
 export function hcRecordId(row: HcRow): string {
@@ -57,12 +55,15 @@ export function parseHcDump(body: Buffer | string, url?: string): HcRow[] {
   } catch (cause) {
     throw formatError(`Health Canada dump is not JSON: ${(cause as Error).message}`, url);
   }
-  if (!Value.Check(PageShape, json)) {
-    throw formatError(`Health Canada dump is not a bare JSON array: ${firstError(PageShape, json)}`, url);
+  if (!PageShapeValidator.check(json)) {
+    throw formatError(
+      `Health Canada dump is not a bare JSON array: ${PageShapeValidator.firstError(json)}`,
+      url,
+    );
   }
   return json.map((row, i) => {
-    if (!Value.Check(HcRow, row)) {
-      throw formatError(`Health Canada row [${i}] drifted: ${firstError(HcRow, row)}`, url);
+    if (!HcRowValidator.check(row)) {
+      throw formatError(`Health Canada row [${i}] drifted: ${HcRowValidator.firstError(row)}`, url);
     }
     if (hcRecordId(row) === '') throw formatError(`Health Canada row [${i}] drifted: empty NID`, url);
     return row;

@@ -5,10 +5,10 @@
  * every notification needs a case number and every report a publication date. Anything else
  * is drift and fails here, loudly, as a format error.
  */
-import { Type, type Static, type TSchema } from '@sinclair/typebox';
-import { Value } from '@sinclair/typebox/value';
+import { Type, type Static } from '@sinclair/typebox';
 import { XMLParser, XMLValidator } from 'fast-xml-parser';
 import { formatError } from '../../errors.ts';
+import { compileValidator } from '../../validate.ts';
 
 /** Elements that may repeat; read as arrays even when there is one. */
 const REPEATED = new Set(['weeklyReport', 'notifications', 'picture']);
@@ -95,10 +95,10 @@ export interface WeeklyReport {
 export type SafetyGateDocument =
   { kind: 'list'; reports: WeeklyReportRef[] } | { kind: 'report'; report: WeeklyReport };
 
-function firstError(schema: TSchema, value: unknown): string {
-  const error = Value.Errors(schema, value).First();
-  return error === undefined ? 'does not match' : `${error.path || '/'}: ${error.message}`;
-}
+const ListRootValidator = compileValidator(ListRoot);
+const WeeklyReportEntryValidator = compileValidator(WeeklyReportEntry);
+const ReportRootValidator = compileValidator(ReportRoot);
+const NotificationValidator = compileValidator(Notification);
 
 /**
  * A Safety Gate date (`DD/MM/YYYY`, as the reports print them, or ISO `YYYY-MM-DD`) as
@@ -143,13 +143,13 @@ function parseXml(body: Buffer | string, url: string | undefined): Record<string
 }
 
 function parseList(root: Record<string, unknown>, url: string | undefined): WeeklyReportRef[] {
-  if (!Value.Check(ListRoot, root)) {
-    throw formatError(`Safety Gate report list drifted: ${firstError(ListRoot, root)}`, url);
+  if (!ListRootValidator.check(root)) {
+    throw formatError(`Safety Gate report list drifted: ${ListRootValidator.firstError(root)}`, url);
   }
   return root.weeklyReport.map((entry, i) => {
-    if (!Value.Check(WeeklyReportEntry, entry)) {
+    if (!WeeklyReportEntryValidator.check(entry)) {
       throw formatError(
-        `Safety Gate weeklyReport[${i}] drifted: ${firstError(WeeklyReportEntry, entry)}`,
+        `Safety Gate weeklyReport[${i}] drifted: ${WeeklyReportEntryValidator.firstError(entry)}`,
         url,
       );
     }
@@ -168,15 +168,18 @@ function parseList(root: Record<string, unknown>, url: string | undefined): Week
 }
 
 function parseReport(root: Record<string, unknown>, url: string | undefined): WeeklyReport {
-  if (!Value.Check(ReportRoot, root)) {
-    throw formatError(`Safety Gate weekly report drifted: ${firstError(ReportRoot, root)}`, url);
+  if (!ReportRootValidator.check(root)) {
+    throw formatError(`Safety Gate weekly report drifted: ${ReportRootValidator.firstError(root)}`, url);
   }
   const reportDate = safetyGateDate(root.report_date);
   if (reportDate === null)
     throw formatError(`Safety Gate report_date is not a date: "${root.report_date}"`, url);
   const notifications = (root.notifications ?? []).map((n, i) => {
-    if (!Value.Check(Notification, n)) {
-      throw formatError(`Safety Gate notifications[${i}] drifted: ${firstError(Notification, n)}`, url);
+    if (!NotificationValidator.check(n)) {
+      throw formatError(
+        `Safety Gate notifications[${i}] drifted: ${NotificationValidator.firstError(n)}`,
+        url,
+      );
     }
     return n;
   });

@@ -40,6 +40,9 @@ function text(value: string | null | undefined): string | null {
 const LABEL_BREAK =
   /\s(?:UPC|NDC|GTIN|EAN|REF|Lot|Model|Catalog|Cat#|Item No|Item Number|Product Code)(?![A-Za-z])/;
 
+/** The characters at which a clause can end (each is examined further below). */
+const BREAK_CANDIDATE = /[,;:.\s]/;
+
 /**
  * A short product name: the first clause of the product description (up to the first `,`,
  * `;`, `: `, full stop, identifier label or, after three words, run of spaces, outside
@@ -56,7 +59,7 @@ export function productTitle(description: string | null | undefined): string | n
     const c = d.charAt(i);
     if (c === '(' || c === '[') depth++;
     else if ((c === ')' || c === ']') && depth > 0) depth--;
-    if (depth > 0) continue;
+    if (depth > 0 || !BREAK_CANDIDATE.test(c)) continue;
     const next = d.charAt(i + 1);
     const before = d.slice(0, i);
     if (c === ',' || c === ';') {
@@ -109,19 +112,21 @@ export function openFdaRecordUrl(productPath: OpenFdaProductPath, recallNumber: 
   return `https://api.fda.gov/${productPath}/enforcement.json?search=recall_number:%22${encodeURIComponent(recallNumber)}%22`;
 }
 
+/** Adds the values of one dedicated field that normalise, as `exact` identifiers of `kind`. */
+function takeDedicated(out: Identifier[], kind: IdentifierKind, values: readonly string[] | undefined): void {
+  for (const value of values ?? []) {
+    const n = normaliseIdentifier(kind, value);
+    // A dedicated field with a bad check digit is kept out of the index, not repaired.
+    if (n.ok) out.push({ kind, value, normalized: n.normalized, confidence: 'exact' });
+  }
+}
+
 /** Identifiers from the harmonised `openfda` arrays: dedicated fields, so `exact`. */
 function dedicatedIdentifiers(record: OpenFdaRecord): Identifier[] {
   const out: Identifier[] = [];
-  const take = (kind: IdentifierKind, values: readonly string[] | undefined): void => {
-    for (const value of values ?? []) {
-      const n = normaliseIdentifier(kind, value);
-      // A dedicated field with a bad check digit is kept out of the index, not repaired.
-      if (n.ok) out.push({ kind, value, normalized: n.normalized, confidence: 'exact' });
-    }
-  };
-  take('upc', record.openfda?.upc);
-  take('ndc', record.openfda?.package_ndc);
-  take('ndc', record.openfda?.product_ndc);
+  takeDedicated(out, 'upc', record.openfda?.upc);
+  takeDedicated(out, 'ndc', record.openfda?.package_ndc);
+  takeDedicated(out, 'ndc', record.openfda?.product_ndc);
   return out;
 }
 

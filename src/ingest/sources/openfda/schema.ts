@@ -3,9 +3,9 @@
  * unknown fields pass, known fields must have the type openFDA documents, and every record
  * needs a recall number. Anything else is drift and fails here, loudly, as a format error.
  */
-import { Type, type Static, type TSchema } from '@sinclair/typebox';
-import { Value } from '@sinclair/typebox/value';
+import { Type, type Static } from '@sinclair/typebox';
 import { formatError } from '../../errors.ts';
+import { compileValidator } from '../../validate.ts';
 
 /** A text field: openFDA omits empty fields on some records and sends "" on others. */
 const Text = Type.Optional(Type.Union([Type.String(), Type.Null()]));
@@ -78,10 +78,8 @@ export interface OpenFdaPage {
   results: OpenFdaRecord[];
 }
 
-function firstError(schema: TSchema, value: unknown): string {
-  const error = Value.Errors(schema, value).First();
-  return error === undefined ? 'does not match' : `${error.path || '/'}: ${error.message}`;
-}
+const PageShapeValidator = compileValidator(PageShape);
+const OpenFdaRecordValidator = compileValidator(OpenFdaRecord);
 
 /**
  * Parses and validates one openFDA page. Throws UpstreamError('format') naming the first
@@ -94,13 +92,16 @@ export function parseOpenFdaPage(body: Buffer | string, url?: string): OpenFdaPa
   } catch (cause) {
     throw formatError(`openFDA page is not JSON: ${(cause as Error).message}`, url);
   }
-  if (!Value.Check(PageShape, json)) {
-    throw formatError(`openFDA page is not {meta, results[]}: ${firstError(PageShape, json)}`, url);
+  if (!PageShapeValidator.check(json)) {
+    throw formatError(`openFDA page is not {meta, results[]}: ${PageShapeValidator.firstError(json)}`, url);
   }
   const results: OpenFdaRecord[] = [];
   json.results.forEach((record, i) => {
-    if (!Value.Check(OpenFdaRecord, record)) {
-      throw formatError(`openFDA record results[${i}] drifted: ${firstError(OpenFdaRecord, record)}`, url);
+    if (!OpenFdaRecordValidator.check(record)) {
+      throw formatError(
+        `openFDA record results[${i}] drifted: ${OpenFdaRecordValidator.firstError(record)}`,
+        url,
+      );
     }
     results.push(record);
   });

@@ -7,8 +7,8 @@
  * else is drift and fails here, loudly, as a format error.
  */
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
-import { Value } from '@sinclair/typebox/value';
 import { formatError } from '../../errors.ts';
+import { compileValidator } from '../../validate.ts';
 
 /** A value that may be given once or as a list. */
 const OneOrMany = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Array(schema)]);
@@ -102,10 +102,8 @@ export interface FoodAlertPage {
   items: FoodAlert[];
 }
 
-function firstError(schema: TSchema, value: unknown): string {
-  const error = Value.Errors(schema, value).First();
-  return error === undefined ? 'does not match' : `${error.path || '/'}: ${error.message}`;
-}
+const PageShapeValidator = compileValidator(PageShape);
+const FoodAlertValidator = compileValidator(FoodAlert);
 
 /**
  * Parses and validates one page of the Food Alerts API. Throws UpstreamError('format') naming
@@ -118,12 +116,12 @@ export function parseFoodAlertPage(body: Buffer | string, url?: string): FoodAle
   } catch (cause) {
     throw formatError(`FSA food alerts page is not JSON: ${(cause as Error).message}`, url);
   }
-  if (!Value.Check(PageShape, json)) {
-    throw formatError(`FSA food alerts page is not {items[]}: ${firstError(PageShape, json)}`, url);
+  if (!PageShapeValidator.check(json)) {
+    throw formatError(`FSA food alerts page is not {items[]}: ${PageShapeValidator.firstError(json)}`, url);
   }
   const items = json.items.map((item, i) => {
-    if (!Value.Check(FoodAlert, item)) {
-      throw formatError(`FSA alert items[${i}] drifted: ${firstError(FoodAlert, item)}`, url);
+    if (!FoodAlertValidator.check(item)) {
+      throw formatError(`FSA alert items[${i}] drifted: ${FoodAlertValidator.firstError(item)}`, url);
     }
     return item;
   });

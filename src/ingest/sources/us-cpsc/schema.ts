@@ -7,8 +7,9 @@
  * `RecallID: 0`, `Title: "Error retrieving Recalls: …"`: that is a format error too.
  */
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
-import { Value, type ValueError } from '@sinclair/typebox/value';
+import type { ValueError } from '@sinclair/typebox/value';
 import { formatError } from '../../errors.ts';
+import { compileValidator, type Validator } from '../../validate.ts';
 
 /** A text field: `""` when empty, absent in mirrors that strip empty fields. */
 const Text = Type.Optional(Type.Union([Type.String(), Type.Null()]));
@@ -45,9 +46,12 @@ const PageShape = Type.Array(Type.Unknown());
 /** The title CPSC gives the record that reports a failed query (e.g. a malformed date). */
 const ERROR_TITLE = /^\s*Error retrieving Recalls\b/i;
 
-/** The first place where `value` breaks `schema`, as `<prefix><path>: <message>`. */
-function firstError(schema: TSchema, value: unknown, prefix = ''): string {
-  const first = Value.Errors(schema, value).First();
+const PageShapeValidator = compileValidator(PageShape);
+const CpscRecordValidator = compileValidator(CpscRecord);
+
+/** The first place where `value` breaks the validator's schema, as `<prefix><path>: <message>`. */
+function firstError(validator: Validator<TSchema>, value: unknown, prefix = ''): string {
+  const first = validator.firstValueError(value);
   if (first === undefined) return `${prefix || '/'}: does not match`;
   const error = deepest(first);
   return `${prefix}${error.path || '/'}: ${error.message}`;
@@ -77,13 +81,16 @@ export function parseCpscPage(body: Buffer | string, url?: string): CpscRecord[]
   } catch (cause) {
     throw formatError(`CPSC answer is not JSON: ${(cause as Error).message}`, url);
   }
-  if (!Value.Check(PageShape, json)) {
-    throw formatError(`CPSC answer is not a bare array of recalls: ${firstError(PageShape, json)}`, url);
+  if (!PageShapeValidator.check(json)) {
+    throw formatError(
+      `CPSC answer is not a bare array of recalls: ${firstError(PageShapeValidator, json)}`,
+      url,
+    );
   }
   const records: CpscRecord[] = [];
   json.forEach((record, i) => {
-    if (!Value.Check(CpscRecord, record)) {
-      throw formatError(`CPSC record drifted at ${firstError(CpscRecord, record, `[${i}]`)}`, url);
+    if (!CpscRecordValidator.check(record)) {
+      throw formatError(`CPSC record drifted at ${firstError(CpscRecordValidator, record, `[${i}]`)}`, url);
     }
     if (record.RecallID === 0 || ERROR_TITLE.test(record.Title ?? '')) {
       throw formatError(`CPSC answered with an error record: ${record.Title ?? '(no title)'}`, url);

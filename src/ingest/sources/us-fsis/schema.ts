@@ -8,9 +8,9 @@
  * 2026 (reported by justanesta/consumer-product-recalls, "Finding S"); both shapes are accepted,
  * so archived pre-change bodies still parse.
  */
-import { Type, type Static, type TSchema } from '@sinclair/typebox';
-import { Value } from '@sinclair/typebox/value';
+import { Type, type Static } from '@sinclair/typebox';
 import { formatError } from '../../errors.ts';
+import { compileValidator } from '../../validate.ts';
 
 /** A scalar text field: FSIS sends `""` for an empty value; `null` and absence are tolerated. */
 const Text = Type.Optional(Type.Union([Type.String(), Type.Null()]));
@@ -59,10 +59,8 @@ export type FsisRecord = Static<typeof FsisRecord>;
 
 const PageShape = Type.Array(Type.Unknown());
 
-function firstError(schema: TSchema, value: unknown): string {
-  const error = Value.Errors(schema, value).First();
-  return error === undefined ? 'does not match' : `${error.path || '/'}: ${error.message}`;
-}
+const PageShapeValidator = compileValidator(PageShape);
+const FsisRecordValidator = compileValidator(FsisRecord);
 
 /** The recall number of a record: `field_recall_number` trimmed, else its export twin; '' when neither. */
 export function fsisRecallNumber(record: FsisRecord): string {
@@ -82,12 +80,12 @@ export function parseFsisPage(body: Buffer | string, url?: string): FsisRecord[]
   } catch (cause) {
     throw formatError(`FSIS response is not JSON: ${(cause as Error).message}`, url);
   }
-  if (!Value.Check(PageShape, json)) {
-    throw formatError(`FSIS response is not a bare JSON array: ${firstError(PageShape, json)}`, url);
+  if (!PageShapeValidator.check(json)) {
+    throw formatError(`FSIS response is not a bare JSON array: ${PageShapeValidator.firstError(json)}`, url);
   }
   return json.map((record, i) => {
-    if (!Value.Check(FsisRecord, record)) {
-      throw formatError(`FSIS record [${i}] drifted: ${firstError(FsisRecord, record)}`, url);
+    if (!FsisRecordValidator.check(record)) {
+      throw formatError(`FSIS record [${i}] drifted: ${FsisRecordValidator.firstError(record)}`, url);
     }
     if (fsisRecallNumber(record) === '') {
       throw formatError(`FSIS record [${i}] drifted: no field_recall_number`, url);
