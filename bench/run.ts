@@ -5,16 +5,17 @@
  * ingest benchmark, and writes bench/results/<engine>-<corpus>.json and bench/RESULTS.md.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { closeSync, mkdirSync, openSync, readFileSync, writeFileSync } from 'node:fs';
+import { closeSync, existsSync, mkdirSync, openSync, readFileSync, readSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { cpus, totalmem } from 'node:os';
 import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
+import { format, resolveConfig } from 'prettier';
 import { SQLite, pgClient } from './lib/drivers.ts';
 import { parseSize, sizeLabel, type CorpusInfo, type Engine } from './lib/corpus.ts';
 import { ensureOpenFdaMirror } from './lib/openfda-mirror.ts';
 import { BENCH_DIR, BIN, ROOT } from './lib/paths.ts';
-import { renderResults, type Row, type RunResult } from './lib/report.ts';
+import { CACHE_OFF, NEW_HIT, NEW_MISS, renderResults, type Row, type RunResult } from './lib/report.ts';
 import { Rng } from './lib/synthetic.ts';
 import { gs1CheckDigit } from '../src/domain/identifiers/gs1.ts';
 import { ensureCorpus } from './generate.ts';
@@ -29,6 +30,7 @@ const { values } = parseArgs({
     'ingest-records': { type: 'string', default: '200000' },
     'skip-ingest': { type: 'boolean', default: false },
     rebuild: { type: 'boolean', default: false },
+    'render-only': { type: 'boolean', default: false },
   },
 });
 const engine = values.engine as Engine;
@@ -112,6 +114,8 @@ interface Scenario {
   headers?: Record<string, string>;
   /** 200, 201 or 304. */
   expect: number;
+  /** A different path for every request (instead of `path` each time). */
+  nextPath?: () => string;
 }
 
 async function cannon(urls: string[], s: Scenario, seconds: number) {
@@ -126,6 +130,9 @@ async function cannon(urls: string[], s: Scenario, seconds: number) {
         connections: per,
         pipelining: 1,
         duration: seconds,
+        ...(s.nextPath === undefined
+          ? {}
+          : { requests: [{ setupRequest: (req) => ({ ...req, path: s.nextPath!() }) }] }),
       }),
     ),
   );
@@ -138,7 +145,7 @@ async function serverTimes(url: string, s: Scenario, n: number) {
   const client: number[] = [];
   for (let i = 0; i < n; i++) {
     const t0 = performance.now();
-    const r = await fetch(`${url}${s.path}`, {
+    const r = await fetch(`${url}${s.nextPath?.() ?? s.path}`, {
       method: s.method ?? 'GET',
       body: s.body,
       headers: { ...(s.body === undefined ? {} : { 'content-type': 'application/json' }), ...s.headers },
@@ -211,21 +218,64 @@ async function measure(targets: Proc[], s: Scenario, withTimes: boolean, bare?: 
   return row;
 }
 
+/** About 300 000 stored identifiers drawn evenly from the whole table (not its first rows). */
+const POOL_QUERY =
+  engine === 'sqlite'
+    ? "SELECT kind, value, recall_id FROM identifiers WHERE rowid % 32 = 7 AND kind IN ('upc', 'ean', 'gtin', 'model', 'lot', 'ndc', 'batch')"
+    : "SELECT kind, value, recall_id FROM identifiers TABLESAMPLE SYSTEM (3) REPEATABLE (7) WHERE kind IN ('upc', 'ean', 'gtin', 'model', 'lot', 'ndc', 'batch')";
+
+/**
+ * Reads the whole corpus once so that the operating system's cache holds it, as it does on a
+ * server that has been answering for a while (this machine's memory fits a 2 M corpus): the
+ * rows then measure the service, not which pages an earlier run happened to leave cached.
+ */
+async function warmCache(info: CorpusInfo): Promise<void> {
+  const t0 = performance.now();
+  let bytes = 0;
+  if (engine === 'sqlite') {
+    const buffer = Buffer.allocUnsafe(8 << 20);
+    for (const file of [info.location, `${info.location}-wal`]) {
+      if (!existsSync(file)) continue;
+      const fd = openSync(file, 'r');
+      for (let n; (n = readSync(fd, buffer, 0, buffer.length, null)) > 0;) bytes += n;
+      closeSync(fd);
+    }
+  } else {
+    const client = pgClient(info.location);
+    await client.connect();
+    await client.query('CREATE EXTENSION IF NOT EXISTS pg_prewarm');
+    const { rows } = await client.query<{ blocks: string }>(
+      "SELECT sum(pg_prewarm(c.oid::regclass, 'read')) AS blocks FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = 'public' AND c.relkind IN ('r', 'i')",
+    );
+    await client.end();
+    bytes = Number(rows[0]?.blocks ?? 0) * 8192;
+  }
+  log(
+    `read the corpus once into the OS cache: ${(bytes / 2 ** 30).toFixed(1)} GiB in ${((performance.now() - t0) / 1000).toFixed(0)} s`,
+  );
+}
+
+/** Identifier rows read from the corpus itself. */
+async function corpusRows(info: CorpusInfo, query: string) {
+  type IdentifierRow = { kind: string; value: string; recall_id: string };
+  if (engine === 'sqlite') {
+    const db = new SQLite(info.location, { readonly: true });
+    const rows = db.prepare(query).all() as IdentifierRow[];
+    db.close();
+    return rows;
+  }
+  const client = pgClient(info.location);
+  await client.connect();
+  const rows = (await client.query(query)).rows as IdentifierRow[];
+  await client.end();
+  return rows;
+}
+
 /** Identifiers to look up and check, read from the corpus itself. */
 async function fixtures(info: CorpusInfo) {
   const query =
     "SELECT i.kind, i.value, i.recall_id FROM identifiers i WHERE i.kind IN ('upc', 'ean', 'gtin', 'model', 'lot', 'ndc', 'batch') AND i.recall_id IN (SELECT id FROM recalls WHERE sort_date > '2020' ORDER BY id LIMIT 400 OFFSET 5000)";
-  let rows: { kind: string; value: string; recall_id: string }[];
-  if (engine === 'sqlite') {
-    const db = new SQLite(info.location, { readonly: true });
-    rows = db.prepare(query).all() as typeof rows;
-    db.close();
-  } else {
-    const client = pgClient(info.location);
-    await client.connect();
-    rows = (await client.query(query)).rows as typeof rows;
-    await client.end();
-  }
+  const rows = await corpusRows(info, query);
   const hit = rows.find((r) => r.kind === 'upc') ?? rows[0]!;
   const rng = new Rng(99);
   const missBody = `0${rng.digits(10)}`;
@@ -239,7 +289,18 @@ async function fixtures(info: CorpusInfo) {
           return { kind: 'upc', value: `${b}${gs1CheckDigit(b)}` };
         })(),
   );
+  // A different identifier for every request: ~300 000 stored identifiers in turn, and fresh
+  // random GTINs, so that no answer is repeated within a row.
+  const pool = (await corpusRows(info, POOL_QUERY)).map(
+    (r) => `/v1/identifiers/${r.kind}/${encodeURIComponent(r.value)}`,
+  );
+  let turn = 0;
   return {
+    nextHit: () => pool[turn++ % pool.length]!,
+    nextMiss: () => {
+      const b = `0${rng.digits(10)}`;
+      return `/v1/identifiers/upc/${b}${gs1CheckDigit(b)}`;
+    },
     hitPath: `/v1/identifiers/${hit.kind}/${encodeURIComponent(hit.value)}`,
     missPath: `/v1/identifiers/upc/${miss}`,
     recallId: hit.recall_id,
@@ -316,6 +377,7 @@ function adminUrl(): string {
 async function main(): Promise<void> {
   const started = new Date();
   const info = await ensureCorpus(engine, records, values.rebuild);
+  await warmCache(info);
   const databaseUrl = info.location;
   const key = issueKey(databaseUrl);
   const serviceEnv = {
@@ -339,15 +401,24 @@ async function main(): Promise<void> {
   const scenarios: Scenario[] = [
     { name: 'lookup, hit', path: f.hitPath, headers: auth, expect: 200 },
     { name: 'lookup, miss', path: f.missPath, headers: auth, expect: 200 },
+    { name: NEW_HIT, path: f.hitPath, nextPath: f.nextHit, headers: auth, expect: 200 },
+    { name: NEW_MISS, path: f.missPath, nextPath: f.nextMiss, headers: auth, expect: 200 },
     {
       name: 'lookup, 304 (If-None-Match)',
       path: f.hitPath,
       headers: { ...auth, 'if-none-match': etag },
       expect: 304,
     },
-    { name: 'GET /v1/recalls page 1', path: '/v1/recalls', headers: auth, expect: 200 },
-    { name: 'GET /v1/recalls page 1000', path: page1000, headers: auth, expect: 200 },
-    { name: 'GET /v1/recalls/{id}', path: `/v1/recalls/${f.recallId}`, headers: auth, expect: 200 },
+    // These repeat one URL, which a node answers from its answer cache after the first time: run
+    // them on a node without it, so that they measure the query (and the walk's depth).
+    { name: `GET /v1/recalls page 1${CACHE_OFF}`, path: '/v1/recalls', headers: auth, expect: 200 },
+    { name: `GET /v1/recalls page 1000${CACHE_OFF}`, path: page1000, headers: auth, expect: 200 },
+    {
+      name: `GET /v1/recalls/{id}${CACHE_OFF}`,
+      path: `/v1/recalls/${f.recallId}`,
+      headers: auth,
+      expect: 200,
+    },
     {
       name: 'POST /v1/checks, 1000 identifiers',
       path: '/v1/checks',
@@ -360,9 +431,17 @@ async function main(): Promise<void> {
   log(
     `${engine} ${sizeLabel(records)}: ${CONNECTIONS} connections, ${WARMUP} s warm-up, ${DURATION} s measured per row`,
   );
+  const uncached = await startProcess(
+    [BIN, 'serve'],
+    { ...serviceEnv, RECALLS_ANSWER_CACHE_MB: '0' },
+    '/v1/health',
+    'service-uncached',
+  );
   const rows: Row[] = [];
-  for (const s of scenarios) rows.push(await measure([service], s, true, bare));
-  const rss = { service: peakRss(service), bare: peakRss(bare) };
+  for (const s of scenarios)
+    rows.push(await measure([s.name.endsWith(CACHE_OFF) ? uncached : service], s, true, bare));
+  const rss = { service: Math.max(peakRss(service), peakRss(uncached)), bare: peakRss(bare) };
+  await stop(uncached);
 
   if (engine === 'postgres') {
     const second = await startProcess([BIN, 'serve'], serviceEnv, '/v1/health', 'service-2');
@@ -395,13 +474,20 @@ async function main(): Promise<void> {
     ingest,
   };
   mkdirSync(`${BENCH_DIR}/results`, { recursive: true });
-  writeFileSync(
-    `${BENCH_DIR}/results/${engine}-${sizeLabel(records)}.json`,
-    `${JSON.stringify(result, null, 2)}\n`,
-  );
-  const markdown = renderResults(`${BENCH_DIR}/results`);
-  writeFileSync(`${BENCH_DIR}/RESULTS.md`, markdown);
-  process.stdout.write(markdown);
+  // Written in the project's Prettier style, so that `npm run check` passes with them committed.
+  const style = (await resolveConfig(`${BENCH_DIR}/RESULTS.md`)) ?? {};
+  const resultFile = `${BENCH_DIR}/results/${engine}-${sizeLabel(records)}.json`;
+  writeFileSync(resultFile, await format(JSON.stringify(result), { ...style, parser: 'json' }));
+  process.stdout.write(await render());
 }
 
-await main();
+/** Writes RESULTS.md from the saved runs (and BOUNDS.md) in the project's Prettier style. */
+async function render(): Promise<string> {
+  const style = (await resolveConfig(`${BENCH_DIR}/RESULTS.md`)) ?? {};
+  const markdown = await format(renderResults(`${BENCH_DIR}/results`), { ...style, parser: 'markdown' });
+  writeFileSync(`${BENCH_DIR}/RESULTS.md`, markdown);
+  return markdown;
+}
+
+if (values['render-only']) await render();
+else await main();

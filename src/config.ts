@@ -32,8 +32,8 @@ export interface Config {
   trustProxy: boolean | string[];
   ingest: { schedule: 'daily' | 'off'; hourUtc: number };
   upstream: { timeoutMs: number; retries: number; maxBytes: number };
-  /** Characters of corpus-backed answers an API node keeps per corpus version (0: none). */
-  answerCacheChars: number;
+  /** Bytes of corpus-backed answers an API node keeps for the current corpus version (0: none). */
+  answerCacheBytes: number;
   plans: Record<PlanId, Plan>;
   logLevel: string;
 }
@@ -190,7 +190,7 @@ export function loadConfig(env: Env, sourceIds: readonly string[]): Config {
       retries: integer(env, 'RECALLS_UPSTREAM_RETRIES', 3, 0, 10),
       maxBytes: integer(env, 'RECALLS_UPSTREAM_MAX_BYTES', 200 * 1024 * 1024, 1024, 4 * 1024 * 1024 * 1024),
     },
-    answerCacheChars: integer(env, 'RECALLS_ANSWER_CACHE_MB', 32, 0, 4096) * 1024 * 1024,
+    answerCacheBytes: integer(env, 'RECALLS_ANSWER_CACHE_MB', 16, 0, 4096) * 1024 * 1024,
     plans,
     logLevel: env.LOG_LEVEL || 'info',
   };

@@ -7,19 +7,20 @@
  * serialised the first time, after the same gates (key, burst limit, strict parameters, quota)
  * and with the same usage, instead of running the query again. A new corpus version empties it.
  *
- * Bounded by the characters it holds (least recently used answers go first); an answer larger
- * than a sixteenth of the budget is never kept.
+ * Answers are kept as their UTF-8 bytes, outside the JavaScript heap (the collector never walks
+ * them, and the budget is the memory they take). Bounded by those bytes (least recently used
+ * answers go first); an answer larger than a sixteenth of the budget is never kept.
  */
 export class AnswerCache {
   private version: number | undefined;
-  private answers = new Map<string, string>();
+  private answers = new Map<string, Buffer>();
   private held = 0;
 
-  /** @param budget characters held at most (0 turns the cache off) */
+  /** @param budget bytes held at most (0 turns the cache off) */
   constructor(private readonly budget: number) {}
 
   /** The answer to `url` made at `version`, if kept. */
-  get(version: number, url: string): string | undefined {
+  get(version: number, url: string): Buffer | undefined {
     if (version !== this.version) return undefined;
     const answer = this.answers.get(url);
     if (answer !== undefined) {
@@ -34,7 +35,9 @@ export class AnswerCache {
    * Keeps the answer to `url` made at `version`. An answer made at an older version than the
    * one held is dropped; a newer version replaces everything held.
    */
-  set(version: number, url: string, answer: string): void {
+  set(version: number, url: string, text: string): void {
+    if (text.length > this.budget / 16) return; // at least as many bytes as characters
+    const answer = Buffer.from(text, 'utf8');
     if (answer.length > this.budget / 16) return;
     if (this.version === undefined || version > this.version) {
       this.version = version;
@@ -55,8 +58,8 @@ export class AnswerCache {
     this.held += answer.length;
   }
 
-  /** Answers and characters held now. */
-  size(): { answers: number; characters: number } {
-    return { answers: this.answers.size, characters: this.held };
+  /** Answers and bytes held now. */
+  size(): { answers: number; bytes: number } {
+    return { answers: this.answers.size, bytes: this.held };
   }
 }

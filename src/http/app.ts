@@ -138,7 +138,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   const catalog = new SourceCatalog(deps.store, deps.sources);
   const isExempt = exemptCache(deps.config);
   const corpusTag = corpusTagCache();
-  const answers = new AnswerCache(deps.config.answerCacheChars);
+  const answers = new AnswerCache(deps.config.answerCacheBytes);
   const context: RouteContext = { deps, catalog, now };
 
   app.decorateRequest('auth', null as never);

@@ -16,9 +16,9 @@ test('defaults: SQLite file, port 8080, the spec plans with scale at 1,000,000 r
   assert.equal(c.ingest.schedule, 'daily');
 });
 
-test('the answer cache holds 32 MiB of characters unless told otherwise; 0 turns it off', () => {
-  assert.equal(loadConfig({}, IDS).answerCacheChars, 32 * 1024 * 1024);
-  assert.equal(loadConfig({ RECALLS_ANSWER_CACHE_MB: '0' }, IDS).answerCacheChars, 0);
+test('the answer cache holds 16 MiB unless told otherwise; 0 turns it off', () => {
+  assert.equal(loadConfig({}, IDS).answerCacheBytes, 16 * 1024 * 1024);
+  assert.equal(loadConfig({ RECALLS_ANSWER_CACHE_MB: '0' }, IDS).answerCacheBytes, 0);
   assert.throws(() => loadConfig({ RECALLS_ANSWER_CACHE_MB: 'lots' }, IDS), /RECALLS_ANSWER_CACHE_MB/);
 });
 

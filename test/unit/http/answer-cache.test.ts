@@ -6,7 +6,7 @@ describe('AnswerCache', () => {
   test('answers only at the version an answer was made at', () => {
     const cache = new AnswerCache(1000);
     cache.set(7, '/v1/recalls', '{"a":1}');
-    assert.equal(cache.get(7, '/v1/recalls'), '{"a":1}');
+    assert.equal(cache.get(7, '/v1/recalls')?.toString(), '{"a":1}');
     assert.equal(cache.get(8, '/v1/recalls'), undefined);
     assert.equal(cache.get(6, '/v1/recalls'), undefined);
     assert.equal(cache.get(7, '/v1/recalls?limit=1'), undefined);
@@ -20,7 +20,7 @@ describe('AnswerCache', () => {
     assert.equal(cache.get(8, '/a'), undefined);
     cache.set(7, '/a', 'late seven');
     assert.equal(cache.get(8, '/a'), undefined);
-    assert.deepEqual(cache.size(), { answers: 1, characters: 5 });
+    assert.deepEqual(cache.size(), { answers: 1, bytes: 5 });
   });
 
   test('holds at most its budget, dropping the least recently used first', () => {
@@ -29,25 +29,29 @@ describe('AnswerCache', () => {
     cache.get(1, '/1'); // used again: now the most recent
     for (let i = 5; i <= 16; i++) cache.set(1, `/${i}`, 'x'.repeat(10));
     // 16 answers of 10 fit 160 exactly
-    assert.deepEqual(cache.size(), { answers: 16, characters: 160 });
+    assert.deepEqual(cache.size(), { answers: 16, bytes: 160 });
     cache.set(1, '/17', 'x'.repeat(10));
     assert.equal(cache.get(1, '/2'), undefined, 'the least recently used went first');
-    assert.equal(cache.get(1, '/1'), 'x'.repeat(10), 'the one used again stayed');
-    assert.deepEqual(cache.size(), { answers: 16, characters: 160 });
+    assert.equal(cache.get(1, '/1')?.toString(), 'x'.repeat(10), 'the one used again stayed');
+    assert.deepEqual(cache.size(), { answers: 16, bytes: 160 });
   });
 
   test('replacing an answer counts only the new one', () => {
     const cache = new AnswerCache(1600);
     cache.set(1, '/a', 'x'.repeat(50));
     cache.set(1, '/a', 'y'.repeat(20));
-    assert.deepEqual(cache.size(), { answers: 1, characters: 20 });
-    assert.equal(cache.get(1, '/a'), 'y'.repeat(20));
+    assert.deepEqual(cache.size(), { answers: 1, bytes: 20 });
+    assert.equal(cache.get(1, '/a')?.toString(), 'y'.repeat(20));
   });
 
   test('never keeps an answer over a sixteenth of the budget, and nothing with no budget', () => {
     const cache = new AnswerCache(160);
     cache.set(1, '/big', 'x'.repeat(11));
     assert.equal(cache.get(1, '/big'), undefined);
+    cache.set(1, '/wide', 'é'.repeat(6)); // 6 characters, 12 bytes: the budget counts bytes
+    assert.equal(cache.get(1, '/wide'), undefined);
+    cache.set(1, '/fits', 'é'.repeat(5));
+    assert.deepEqual(cache.size(), { answers: 1, bytes: 10 });
     const off = new AnswerCache(0);
     off.set(1, '/a', '{}');
     assert.equal(off.get(1, '/a'), undefined);
