@@ -12,7 +12,9 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { sql } from 'kysely';
 import { parseDatabaseUrl } from '../src/config.ts';
-import { createArchive } from '../src/ingest/archive.ts';
+import { canonicalContent, contentHashOfJson } from '../src/domain/diff.ts';
+import type { RecallDraft } from '../src/domain/recall.ts';
+import { createArchive, readMirror } from '../src/ingest/archive.ts';
 import { createUpstreamClient } from '../src/ingest/http-client.ts';
 import { runIngest, type IngestDeps } from '../src/ingest/pipeline.ts';
 import { SOURCE_ADAPTERS } from '../src/ingest/registry.ts';
@@ -102,6 +104,21 @@ async function timed(label: string) {
   return { seconds, records: outcome.records!, rate: outcome.records! / seconds, outcome, written };
 }
 
+/** The adapter's share alone: parse + normalise + extract every page, then canonical content and hash. */
+async function parseOnly() {
+  const adapter = SOURCE_ADAPTERS.find((a) => a.meta.id === 'us-fda-food')!;
+  const pages = await readMirror(values.from!, 'us-fda-food', (n) => adapter.acceptsFile(n));
+  let t0 = process.hrtime.bigint();
+  const drafts: RecallDraft[] = [];
+  for (const page of pages) drafts.push(...adapter.parse(page).drafts);
+  const parseSeconds = Number(process.hrtime.bigint() - t0) / 1e9;
+  t0 = process.hrtime.bigint();
+  for (const d of drafts) contentHashOfJson(JSON.stringify(canonicalContent(d)));
+  const hashSeconds = Number(process.hrtime.bigint() - t0) / 1e9;
+  return { parseRate: drafts.length / parseSeconds, hashRate: drafts.length / hashSeconds };
+}
+
+const parts = await parseOnly();
 const full = await timed('full build');
 const afterFull = await snapshot();
 const again = await timed('no-change re-ingest');
@@ -132,6 +149,7 @@ process.stdout.write(
       everyLastSeenMoved: afterAgain.lastSeen.min === afterAgain.lastSeen.max,
       holds: noChangeHolds,
     },
+    parts,
     corpus: {
       recalls: afterAgain.recalls,
       identifiers: afterAgain.identifiers,

@@ -440,7 +440,7 @@ async function main(): Promise<void> {
   const rows: Row[] = [];
   for (const s of scenarios)
     rows.push(await measure([s.name.endsWith(CACHE_OFF) ? uncached : service], s, true, bare));
-  const rss = { service: Math.max(peakRss(service), peakRss(uncached)), bare: peakRss(bare) };
+  const rss = { service: peakRss(service), uncached: peakRss(uncached), bare: peakRss(bare) };
   await stop(uncached);
 
   if (engine === 'postgres') {

@@ -59,14 +59,15 @@ export interface RunResult {
   settings: { connections: number; pipelining: number; warmupSeconds: number; durationSeconds: number };
   command: string;
   rows: Row[];
-  rss: { service: number; bare: number };
+  /** Peak RSS of the service as deployed, of the node without the answer cache, of the bare server. */
+  rss: { service: number; uncached?: number; bare: number };
   ingest: IngestResult | undefined;
 }
 
 const MB = 1024 * 1024;
 const f0 = (n: number | undefined) => (n === undefined || Number.isNaN(n) ? '–' : n.toFixed(0));
 const f2 = (n: number | undefined) => (n === undefined || Number.isNaN(n) ? '–' : n.toFixed(2));
-const verdict = (ok: boolean) => (ok ? '**met**' : '**missed**');
+const judge = (ok: boolean) => (ok ? '**met**' : '**missed**');
 
 const ratioOf = (r: Row | undefined) => (r?.bareRps === undefined ? NaN : r.rps / r.bareRps);
 
@@ -98,6 +99,10 @@ function targets(run: RunResult): string[] {
   const check = get('POST /v1/checks, 1000 identifiers');
   const p1 = get(`GET /v1/recalls page 1${CACHE_OFF}`);
   const p1000 = get(`GET /v1/recalls page 1000${CACHE_OFF}`);
+  // The targets are set on the SQLite corpus; other engines' figures are reported beside them.
+  const judged = run.engine === 'sqlite';
+  const verdict = (ok: boolean) =>
+    judged ? judge(ok) : ok ? 'within (reported only)' : 'beyond (reported only)';
   const lines = ['| target | figure | verdict |', '| --- | --- | --- |'];
   const ratio = ratioOf;
   if (hit && miss) {
@@ -144,7 +149,11 @@ function targets(run: RunResult): string[] {
     );
   }
   lines.push(
-    `| server RSS ≤ 300 MB | peak ${f0(run.rss.service / MB)} MB (bare server ${f0(run.rss.bare / MB)} MB) | ${verdict(run.rss.service <= 300 * MB)} |`,
+    `| server RSS ≤ 300 MB | peak ${f0(run.rss.service / MB)} MB` +
+      (run.rss.uncached === undefined
+        ? ''
+        : `; the node without the answer cache ${f0(run.rss.uncached / MB)} MB`) +
+      ` (bare server ${f0(run.rss.bare / MB)} MB) | ${verdict(Math.max(run.rss.service, run.rss.uncached ?? 0) <= 300 * MB)} |`,
   );
   return lines;
 }

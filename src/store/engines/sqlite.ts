@@ -16,9 +16,10 @@ export function openSqlite(path: string): Engine {
   connection.pragma('synchronous = NORMAL');
   connection.pragma('busy_timeout = 30000');
   connection.pragma('foreign_keys = ON');
-  // 64 MiB of page cache (the default is 2 MiB): keeps the interior pages of the identifier and
-  // order indexes in memory at millions of rows, so a probe reads one leaf page, not four.
-  connection.pragma('cache_size = -65536');
+  // 32 MiB of page cache (the default is 2 MiB): holds the interior pages of the identifier and
+  // order indexes at millions of rows (~3 MB per index at 10 M entries), so a probe reads one
+  // leaf page, not four. Leaf pages come from the OS cache; 64 MiB measured no faster at 2 M recalls.
+  connection.pragma('cache_size = -32768');
   const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: connection }) });
   const statements = new Map<string, Prepared<unknown>>();
   const direct = new Map<string, SQLite.Statement>();
