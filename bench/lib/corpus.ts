@@ -12,7 +12,12 @@ import pg from 'pg';
 import { canonicalContent, contentHash, diffContent } from '../../src/domain/diff.ts';
 import { recallId, type RecallContent } from '../../src/domain/recall.ts';
 import { openStore } from '../../src/store/database.ts';
-import { identifierRows, recallColumns } from '../../src/store/ingest-store.ts';
+import {
+  IDENTIFIER_COLUMNS,
+  identifierRows,
+  RECALL_COLUMNS,
+  recallColumns,
+} from '../../src/store/ingest-store.ts';
 import { Worker } from 'node:worker_threads';
 import type { WorkerProgress, WorkerTarget } from './corpus-worker.ts';
 import { SOURCE_SHAPES, sourceCounts, type SyntheticRecall } from './synthetic.ts';
@@ -39,41 +44,7 @@ const OBSERVED_FIRST = '2026-06-10T04:00:00.000Z';
 const OBSERVED_LAST = '2026-06-17T04:00:00.000Z';
 const DATA_AS_OF = '2026-06-17';
 
-export const RECALL_COLUMNS = [
-  'id',
-  'source_id',
-  'record_id',
-  'jurisdiction',
-  'title',
-  'summary',
-  'hazard_category',
-  'hazard_text',
-  'product_category',
-  'brands',
-  'models',
-  'severity',
-  'source_classification',
-  'remedy',
-  'recall_date',
-  'published_date',
-  'sort_date',
-  'countries',
-  'url',
-  'revision',
-  'content_hash',
-  'content',
-  'first_seen_at',
-  'last_seen_at',
-] as const;
-export const IDENTIFIER_COLUMNS = [
-  'recall_id',
-  'kind',
-  'value',
-  'normalized',
-  'confidence',
-  'match_key',
-  'product_key',
-] as const;
+export { IDENTIFIER_COLUMNS, RECALL_COLUMNS };
 export const REVISION_COLUMNS = [
   'recall_id',
   'revision',

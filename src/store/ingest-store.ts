@@ -71,8 +71,8 @@ export function recallColumns(
   };
 }
 
-/** The recalls columns in insert order. */
-const RECALL_COLUMNS = [
+/** The recalls columns in insert order (the benchmark corpus writes the same). */
+export const RECALL_COLUMNS = [
   'id',
   'source_id',
   'record_id',
@@ -98,7 +98,8 @@ const RECALL_COLUMNS = [
   'first_seen_at',
   'last_seen_at',
 ] as const;
-const IDENTIFIER_COLUMNS = [
+/** The identifiers columns in insert order. */
+export const IDENTIFIER_COLUMNS = [
   'recall_id',
   'kind',
   'value',
