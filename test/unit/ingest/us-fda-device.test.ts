@@ -1,30 +1,16 @@
-import { test, type TestContext } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
-import type { Identifier, RecallDraft } from '../../../src/domain/recall.ts';
-import type { HazardCategory, Severity } from '../../../src/domain/taxonomy.ts';
 import { usFdaDevice } from '../../../src/ingest/sources/us-fda-device/index.ts';
-import { requireShared, sharedPath } from '../../support/shared.ts';
-
-const SAMPLE = 'upstream-samples/us-fda-device/page-1.json';
-
-/** The real page's bytes, or undefined after skipping (or failing) the test when ../shared is absent. */
-function loadSample(t: TestContext): Buffer | undefined {
-  const path = sharedPath('upstream-samples', 'us-fda-device', 'page-1.json');
-  return requireShared(t, path, SAMPLE) ? readFileSync(path) : undefined;
-}
-
-function parseSample(t: TestContext): RecallDraft[] | undefined {
-  const body = loadSample(t);
-  return body === undefined ? undefined : usFdaDevice.parse({ name: 'page-1.json', body }).drafts;
-}
-
-type Expected = [
-  kind: Identifier['kind'],
-  value: string,
-  normalized: string,
-  confidence: Identifier['confidence'],
-];
+import {
+  assertClassifications,
+  assertIdentifiersReadByHand,
+  assertOpenFdaMeta,
+  fetchOneRecord,
+  loadSamplePage,
+  parseSamplePage,
+  type ExpectedClassification,
+  type ExpectedIdentifier,
+} from '../../support/openfda.ts';
 
 /**
  * The identifiers each real device record must yield, written by reading its product_description,
@@ -32,7 +18,7 @@ type Expected = [
  * catalogue, item, product, model and REF numbers are `model` and lots are `lot`, both `inferred`.
  * Serial numbers are not an identifier kind of the contract and are never taken.
  */
-const EXPECTED_IDENTIFIERS: Record<string, Expected[]> = {
+const EXPECTED_IDENTIFIERS: Record<string, ExpectedIdentifier[]> = {
   // "Catalog Number 448010"; "Serial Numbers: AP0447, …" are serials.
   'Z-0198-2018': [['model', '448010', '448010', 'inferred']],
   // "Product No. 90885 and 90888".
@@ -103,7 +89,7 @@ const EXPECTED_IDENTIFIERS: Record<string, Expected[]> = {
 };
 
 /** Severity (from the FDA class) and hazard category of each real record, read from its class and reason. */
-const EXPECTED_CLASSIFICATION: Record<string, [Severity, string, HazardCategory]> = {
+const EXPECTED_CLASSIFICATION: Record<string, ExpectedClassification> = {
   'Z-0198-2018': ['low', 'Class III', 'quality_defect'], // unexpected movement of a robot arm
   'Z-1506-2015': ['medium', 'Class II', 'quality_defect'], // not the specified steel
   'Z-0071-2023': ['medium', 'Class II', 'mislabelling'], // kit incorrectly labelled
@@ -119,7 +105,7 @@ const EXPECTED_CLASSIFICATION: Record<string, [Severity, string, HazardCategory]
 };
 
 test('parses all 12 records of the real openFDA device page, with data_as_of from meta.last_updated', (t) => {
-  const body = loadSample(t);
+  const body = loadSamplePage(t, 'us-fda-device');
   if (body === undefined) return;
   const parsed = usFdaDevice.parse({ name: 'page-1.json', body });
   assert.equal(parsed.drafts.length, 12);
@@ -143,26 +129,15 @@ test('parses all 12 records of the real openFDA device page, with data_as_of fro
 });
 
 test('extracts exactly the identifiers read by hand from each real device record', (t) => {
-  const drafts = parseSample(t);
+  const drafts = parseSamplePage(t, usFdaDevice);
   if (drafts === undefined) return;
-  assert.deepEqual(drafts.map((d) => d.recordId).sort(), Object.keys(EXPECTED_IDENTIFIERS).sort());
-  for (const d of drafts) {
-    const actual = d.identifiers.map((i): Expected => [i.kind, i.value, i.normalized, i.confidence]);
-    assert.deepEqual(actual, EXPECTED_IDENTIFIERS[d.recordId], d.recordId);
-  }
+  assertIdentifiersReadByHand(drafts, EXPECTED_IDENTIFIERS);
 });
 
 test('maps the FDA class to severity and the reason to a hazard on every real device record', (t) => {
-  const drafts = parseSample(t);
+  const drafts = parseSamplePage(t, usFdaDevice);
   if (drafts === undefined) return;
-  assert.deepEqual(drafts.map((d) => d.recordId).sort(), Object.keys(EXPECTED_CLASSIFICATION).sort());
-  for (const d of drafts) {
-    assert.deepEqual(
-      [d.severity, d.source_classification, d.hazard.category],
-      EXPECTED_CLASSIFICATION[d.recordId],
-      d.recordId,
-    );
-  }
+  assertClassifications(drafts, EXPECTED_CLASSIFICATION);
   const byId = new Map(drafts.map((d) => [d.recordId, d]));
   const catheter = byId.get('Z-0174-2023')!;
   assert.equal(catheter.title, 'BD Nexiva Closed IV Catheter System - Single Port');
@@ -193,7 +168,7 @@ test('takes a GS1 UDI in code_info as extracted, with its AI (10) lot as a separ
   assert.equal(draft.severity, 'serious');
   assert.equal(draft.product.category, 'medical_devices');
   assert.deepEqual(
-    draft.identifiers.map((i): Expected => [i.kind, i.value, i.normalized, i.confidence]),
+    draft.identifiers.map((i): ExpectedIdentifier => [i.kind, i.value, i.normalized, i.confidence]),
     [
       ['lot', 'TLOT42', 'TLOT42', 'extracted'], // positional, behind AI (10) of a checked GS1 string
       ['lot', 'TLOT43', 'TLOT43', 'inferred'],
@@ -205,36 +180,12 @@ test('takes a GS1 UDI in code_info as extracted, with its AI (10) lot as a separ
 });
 
 test('describes the device feed: meta, licence and mirror files', () => {
-  assert.equal(usFdaDevice.meta.id, 'us-fda-device');
-  assert.equal(usFdaDevice.meta.agency, 'U.S. Food and Drug Administration');
-  assert.equal(usFdaDevice.meta.jurisdiction, 'US');
-  assert.equal(usFdaDevice.meta.licence.id, 'CC0-1.0');
-  assert.equal(usFdaDevice.meta.licence.url, 'https://open.fda.gov/license/');
-  assert.match(usFdaDevice.meta.licence.attribution, /openFDA/);
-  assert.equal(usFdaDevice.meta.homepage, 'https://open.fda.gov/apis/device/enforcement/');
-  assert.equal(usFdaDevice.meta.cadenceHours, 168);
-  assert.equal(usFdaDevice.meta.defaultBaseUrl, 'https://api.fda.gov');
-  assert.equal(usFdaDevice.acceptsFile('page-0001.json'), true);
+  assertOpenFdaMeta(usFdaDevice, 'us-fda-device', 'https://open.fda.gov/apis/device/enforcement/');
   assert.equal(usFdaDevice.acceptsFile('FLAT_RCL.zip'), false);
 });
 
 test('fetches from the device endpoint', async () => {
-  const requested: string[] = [];
-  const pages = usFdaDevice.fetch({
-    baseUrl: 'https://openfda.test/',
-    now: new Date('2004-06-01T00:00:00Z'),
-    since: null,
-    fetcher: {
-      async get(url) {
-        requested.push(url);
-        const results = [{ recall_number: 'Z-0001-2004' }];
-        const meta = { results: { skip: 0, limit: 1000, total: 1 } };
-        return { status: 200, body: Buffer.from(JSON.stringify({ meta, results })) };
-      },
-    },
-  });
-  const names: string[] = [];
-  for await (const page of pages) names.push(page.name);
+  const { names, requested } = await fetchOneRecord(usFdaDevice, 'https://openfda.test/', 'Z-0001-2004');
   assert.deepEqual(names, ['page-0001.json']);
   assert.deepEqual(requested, [
     'https://openfda.test/device/enforcement.json?search=report_date:[20040101+TO+20041231]&limit=1000&skip=0',

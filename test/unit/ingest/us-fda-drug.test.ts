@@ -1,30 +1,16 @@
-import { test, type TestContext } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
-import type { Identifier, RecallDraft } from '../../../src/domain/recall.ts';
-import type { HazardCategory, Severity } from '../../../src/domain/taxonomy.ts';
 import { usFdaDrug } from '../../../src/ingest/sources/us-fda-drug/index.ts';
-import { requireShared, sharedPath } from '../../support/shared.ts';
-
-const SAMPLE = 'upstream-samples/us-fda-drug/page-1.json';
-
-/** The real page's bytes, or undefined after skipping (or failing) the test when ../shared is absent. */
-function loadSample(t: TestContext): Buffer | undefined {
-  const path = sharedPath('upstream-samples', 'us-fda-drug', 'page-1.json');
-  return requireShared(t, path, SAMPLE) ? readFileSync(path) : undefined;
-}
-
-function parseSample(t: TestContext): RecallDraft[] | undefined {
-  const body = loadSample(t);
-  return body === undefined ? undefined : usFdaDrug.parse({ name: 'page-1.json', body }).drafts;
-}
-
-type Expected = [
-  kind: Identifier['kind'],
-  value: string,
-  normalized: string,
-  confidence: Identifier['confidence'],
-];
+import {
+  assertClassifications,
+  assertIdentifiersReadByHand,
+  assertOpenFdaMeta,
+  fetchOneRecord,
+  loadSamplePage,
+  parseSamplePage,
+  type ExpectedClassification,
+  type ExpectedIdentifier,
+} from '../../support/openfda.ts';
 
 /**
  * The identifiers each real drug record must yield, written by reading its product_description,
@@ -32,7 +18,7 @@ type Expected = [
  * from prose: NDCs in a labelled hyphenated layout are `extracted` (4-4-2, 5-3-2 and 5-4-1 padded
  * to the 11-digit 5-4-2 form), lots are `inferred`. Sorted by (kind, normalized).
  */
-const EXPECTED_IDENTIFIERS: Record<string, Expected[]> = {
+const EXPECTED_IDENTIFIERS: Record<string, ExpectedIdentifier[]> = {
   // code_info "2006-000926" is unlabelled; the product has no NDC.
   'D-1596-2014': [],
   // "NDC 0023-6022-01" (4-4-2); "Lot # 544821A, Exp 07/19".
@@ -112,7 +98,7 @@ const EXPECTED_IDENTIFIERS: Record<string, Expected[]> = {
 };
 
 /** Severity (from the FDA class) and hazard category of each real record, read from its class and reason. */
-const EXPECTED_CLASSIFICATION: Record<string, [Severity, string, HazardCategory]> = {
+const EXPECTED_CLASSIFICATION: Record<string, ExpectedClassification> = {
   'D-1596-2014': ['serious', 'Class I', 'chemical'], // undeclared sildenafil
   'D-0413-2018': ['low', 'Class III', 'mislabelling'], // "Labeling: Not Elsewhere Classified"
   'D-1387-2014': ['low', 'Class III', 'quality_defect'], // failed stability specification
@@ -130,7 +116,7 @@ const EXPECTED_CLASSIFICATION: Record<string, [Severity, string, HazardCategory]
 };
 
 test('parses all 14 records of the real openFDA drug page, with data_as_of from meta.last_updated', (t) => {
-  const body = loadSample(t);
+  const body = loadSamplePage(t, 'us-fda-drug');
   if (body === undefined) return;
   const parsed = usFdaDrug.parse({ name: 'page-1.json', body });
   assert.equal(parsed.drafts.length, 14);
@@ -151,26 +137,15 @@ test('parses all 14 records of the real openFDA drug page, with data_as_of from 
 });
 
 test('extracts exactly the identifiers read by hand from each real drug record', (t) => {
-  const drafts = parseSample(t);
+  const drafts = parseSamplePage(t, usFdaDrug);
   if (drafts === undefined) return;
-  assert.deepEqual(drafts.map((d) => d.recordId).sort(), Object.keys(EXPECTED_IDENTIFIERS).sort());
-  for (const d of drafts) {
-    const actual = d.identifiers.map((i): Expected => [i.kind, i.value, i.normalized, i.confidence]);
-    assert.deepEqual(actual, EXPECTED_IDENTIFIERS[d.recordId], d.recordId);
-  }
+  assertIdentifiersReadByHand(drafts, EXPECTED_IDENTIFIERS);
 });
 
 test('maps the FDA class to severity and the reason to a hazard on every real drug record', (t) => {
-  const drafts = parseSample(t);
+  const drafts = parseSamplePage(t, usFdaDrug);
   if (drafts === undefined) return;
-  assert.deepEqual(drafts.map((d) => d.recordId).sort(), Object.keys(EXPECTED_CLASSIFICATION).sort());
-  for (const d of drafts) {
-    assert.deepEqual(
-      [d.severity, d.source_classification, d.hazard.category],
-      EXPECTED_CLASSIFICATION[d.recordId],
-      d.recordId,
-    );
-  }
+  assertClassifications(drafts, EXPECTED_CLASSIFICATION);
   const byId = new Map(drafts.map((d) => [d.recordId, d]));
   const norco = byId.get('D-0413-2018')!;
   assert.equal(norco.title, 'NORCO (Hydrocodone Bitartrate and Acetaminophen) Tablets');
@@ -248,36 +223,12 @@ test('takes the openfda arrays of a drug record as exact identifiers and brand_n
 });
 
 test('describes the drug feed: meta, licence and mirror files', () => {
-  assert.equal(usFdaDrug.meta.id, 'us-fda-drug');
-  assert.equal(usFdaDrug.meta.agency, 'U.S. Food and Drug Administration');
-  assert.equal(usFdaDrug.meta.jurisdiction, 'US');
-  assert.equal(usFdaDrug.meta.licence.id, 'CC0-1.0');
-  assert.equal(usFdaDrug.meta.licence.url, 'https://open.fda.gov/license/');
-  assert.match(usFdaDrug.meta.licence.attribution, /openFDA/);
-  assert.equal(usFdaDrug.meta.homepage, 'https://open.fda.gov/apis/drug/enforcement/');
-  assert.equal(usFdaDrug.meta.cadenceHours, 168);
-  assert.equal(usFdaDrug.meta.defaultBaseUrl, 'https://api.fda.gov');
-  assert.equal(usFdaDrug.acceptsFile('page-0001.json'), true);
+  assertOpenFdaMeta(usFdaDrug, 'us-fda-drug', 'https://open.fda.gov/apis/drug/enforcement/');
   assert.equal(usFdaDrug.acceptsFile('notes.txt'), false);
 });
 
 test('fetches from the drug endpoint', async () => {
-  const requested: string[] = [];
-  const pages = usFdaDrug.fetch({
-    baseUrl: 'https://openfda.test',
-    now: new Date('2004-06-01T00:00:00Z'),
-    since: null,
-    fetcher: {
-      async get(url) {
-        requested.push(url);
-        const results = [{ recall_number: 'D-0001-2004' }];
-        const meta = { results: { skip: 0, limit: 1000, total: 1 } };
-        return { status: 200, body: Buffer.from(JSON.stringify({ meta, results })) };
-      },
-    },
-  });
-  const names: string[] = [];
-  for await (const page of pages) names.push(page.name);
+  const { names, requested } = await fetchOneRecord(usFdaDrug, 'https://openfda.test', 'D-0001-2004');
   assert.deepEqual(names, ['page-0001.json']);
   assert.deepEqual(requested, [
     'https://openfda.test/drug/enforcement.json?search=report_date:[20040101+TO+20041231]&limit=1000&skip=0',

@@ -1,33 +1,22 @@
-import { test, type TestContext } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
-import type { Identifier, RecallDraft } from '../../../src/domain/recall.ts';
 import { UpstreamError } from '../../../src/ingest/errors.ts';
 import { usFdaFood } from '../../../src/ingest/sources/us-fda-food/index.ts';
 import { openFdaDate, productTitle } from '../../../src/ingest/sources/openfda/normalise.ts';
-import { requireShared, sharedPath } from '../../support/shared.ts';
-
-const SAMPLE = 'upstream-samples/us-fda-food/page-1.json';
-
-/** The real page's bytes, or undefined after skipping (or failing) the test when ../shared is absent. */
-function loadSample(t: TestContext): Buffer | undefined {
-  const path = sharedPath('upstream-samples', 'us-fda-food', 'page-1.json');
-  return requireShared(t, path, SAMPLE) ? readFileSync(path) : undefined;
-}
-
-type Expected = [
-  kind: Identifier['kind'],
-  value: string,
-  normalized: string,
-  confidence: Identifier['confidence'],
-];
+import {
+  assertIdentifiersReadByHand,
+  assertOpenFdaMeta,
+  loadSamplePage,
+  parseSamplePage,
+  type ExpectedIdentifier,
+} from '../../support/openfda.ts';
 
 /**
  * The identifiers each real record must yield, written by reading its product_description,
  * code_info and more_code_info (the comment says why, where something is left out).
  * Sorted by (kind, normalized), as drafts carry them.
  */
-const EXPECTED_IDENTIFIERS: Record<string, Expected[]> = {
+const EXPECTED_IDENTIFIERS: Record<string, ExpectedIdentifier[]> = {
   // "UPC codes 6926145714029 and  6926145712902"; code_info "All lot codes." is a placeholder.
   'F-1575-2018': [
     ['upc', '6926145712902', '06926145712902', 'extracted'],
@@ -115,13 +104,8 @@ const EXPECTED_IDENTIFIERS: Record<string, Expected[]> = {
   ],
 };
 
-function parseSample(t: TestContext): RecallDraft[] | undefined {
-  const body = loadSample(t);
-  return body === undefined ? undefined : usFdaFood.parse({ name: 'page-1.json', body }).drafts;
-}
-
 test('parses all 32 records of the real openFDA food page, with data_as_of from meta.last_updated', (t) => {
-  const body = loadSample(t);
+  const body = loadSamplePage(t, 'us-fda-food');
   if (body === undefined) return;
   const parsed = usFdaFood.parse({ name: 'page-1.json', body });
   assert.equal(parsed.drafts.length, 32);
@@ -142,17 +126,13 @@ test('parses all 32 records of the real openFDA food page, with data_as_of from 
 });
 
 test('extracts exactly the identifiers read by hand from each real food record', (t) => {
-  const drafts = parseSample(t);
+  const drafts = parseSamplePage(t, usFdaFood);
   if (drafts === undefined) return;
-  assert.deepEqual(drafts.map((d) => d.recordId).sort(), Object.keys(EXPECTED_IDENTIFIERS).sort());
-  for (const d of drafts) {
-    const actual = d.identifiers.map((i): Expected => [i.kind, i.value, i.normalized, i.confidence]);
-    assert.deepEqual(actual, EXPECTED_IDENTIFIERS[d.recordId], d.recordId);
-  }
+  assertIdentifiersReadByHand(drafts, EXPECTED_IDENTIFIERS);
 });
 
 test('maps class, dates, url, title and hazard of real food records', (t) => {
-  const drafts = parseSample(t);
+  const drafts = parseSamplePage(t, usFdaFood);
   if (drafts === undefined) return;
   const byId = new Map(drafts.map((d) => [d.recordId, d]));
 
@@ -285,16 +265,7 @@ test('accepts an empty page and unknown extra fields', () => {
 });
 
 test('describes the feed: meta, licence and mirror files', () => {
-  assert.equal(usFdaFood.meta.id, 'us-fda-food');
-  assert.equal(usFdaFood.meta.agency, 'U.S. Food and Drug Administration');
-  assert.equal(usFdaFood.meta.jurisdiction, 'US');
-  assert.equal(usFdaFood.meta.licence.id, 'CC0-1.0');
-  assert.equal(usFdaFood.meta.licence.url, 'https://open.fda.gov/license/');
-  assert.match(usFdaFood.meta.licence.attribution, /openFDA/);
-  assert.equal(usFdaFood.meta.homepage, 'https://open.fda.gov/apis/food/enforcement/');
-  assert.equal(usFdaFood.meta.cadenceHours, 168);
-  assert.equal(usFdaFood.meta.defaultBaseUrl, 'https://api.fda.gov');
-  assert.equal(usFdaFood.acceptsFile('page-0001.json'), true);
+  assertOpenFdaMeta(usFdaFood, 'us-fda-food', 'https://open.fda.gov/apis/food/enforcement/');
   assert.equal(usFdaFood.acceptsFile('PAGE-1.JSON'), true);
   assert.equal(usFdaFood.acceptsFile('notes.txt'), false);
   assert.equal(usFdaFood.acceptsFile('page-0001.json.tmp'), false);
