@@ -9,7 +9,7 @@ import { canonicalContent, contentHashOfJson, diffContent } from '../domain/diff
 import { storageKeys } from '../domain/identifiers/match-keys.ts';
 import { recallId, type RecallContent, type RecallDraft } from '../domain/recall.ts';
 import type { Engine } from './engine.ts';
-import type { Database } from './schema.ts';
+import { NO_SORT_DATE, type Database } from './schema.ts';
 
 export interface SourceObservation {
   sourceId: string;
@@ -27,7 +27,6 @@ export interface ApplyResult {
   unchanged: number;
 }
 
-const NO_DATE = '0000-00-00';
 const ROW_CHUNK = 400;
 const KEY_CHUNK = 20_000;
 
@@ -63,7 +62,7 @@ export function recallColumns(
     remedy: content.remedy,
     recall_date: content.recall_date,
     published_date: content.published_date,
-    sort_date: content.published_date ?? NO_DATE,
+    sort_date: content.published_date ?? NO_SORT_DATE,
     countries: JSON.stringify(content.countries),
     url: content.url,
     content_hash: hash,

@@ -8,7 +8,7 @@ import type { Confidence, IdentifierKind } from '../domain/identifiers/kinds.ts'
 import type { Identifier, Recall, Revision } from '../domain/recall.ts';
 import type { HazardCategory, Remedy, Severity } from '../domain/taxonomy.ts';
 import type { Engine } from './engine.ts';
-import type { Database } from './schema.ts';
+import { NO_SORT_DATE, type Database } from './schema.ts';
 
 /** Filters of GET /v1/recalls, already validated. */
 export interface RecallFilters {
@@ -42,8 +42,6 @@ export interface ProbeKeys {
   matchKeys: string[];
   productKeys: string[];
 }
-
-const NO_DATE = '0000-00-00';
 
 type RecallRow = Omit<Database['recalls'], 'content' | 'content_hash'> & {
   agency: string;
@@ -86,7 +84,7 @@ function toSummary(row: RecallRow): RecallSummary {
 
 /** The sort key of a summary, for the next page's cursor. */
 export function positionOf(recall: RecallSummary): RecallPosition {
-  return { sortDate: recall.published_date ?? NO_DATE, id: recall.id };
+  return { sortDate: recall.published_date ?? NO_SORT_DATE, id: recall.id };
 }
 
 /** The recall columns and the two source columns every recall read returns. */
@@ -106,6 +104,19 @@ const FILTER_SQL: [keyof RecallFilters, string][] = [
   ['from', 'r.recall_date >= ?'],
   ['to', 'r.recall_date <= ?'],
 ];
+
+/** The conditions and parameters of the filters given, in FILTER_SQL's order. */
+function filterConditions(filters: RecallFilters): { where: string[]; params: unknown[] } {
+  const where: string[] = [];
+  const params: unknown[] = [];
+  for (const [name, condition] of FILTER_SQL) {
+    const value = filters[name];
+    if (value === undefined) continue;
+    where.push(condition);
+    params.push(value);
+  }
+  return { where, params };
+}
 
 /**
  * After a keyset position in the newest-first order. Written so that both engines see the range
@@ -172,14 +183,7 @@ export class RecallsStore {
     limit: number,
     after?: RecallPosition,
   ): Promise<{ rows: RecallSummary[]; more: boolean }> {
-    const where: string[] = [];
-    const params: unknown[] = [];
-    for (const [name, condition] of FILTER_SQL) {
-      const value = filters[name];
-      if (value === undefined) continue;
-      where.push(condition);
-      params.push(value);
-    }
+    const { where, params } = filterConditions(filters);
     if (after !== undefined) {
       where.push(AFTER_SQL);
       params.push(after.sortDate, after.sortDate, after.id);
@@ -191,16 +195,10 @@ export class RecallsStore {
 
   /** Exact count of recalls matching the filters. */
   async count(filters: RecallFilters): Promise<number> {
-    let q = this.db.selectFrom('recalls').select((eb) => eb.fn.countAll<string | number>().as('n'));
-    if (filters.jurisdiction !== undefined) q = q.where('jurisdiction', '=', filters.jurisdiction);
-    if (filters.source !== undefined) q = q.where('source_id', '=', filters.source);
-    if (filters.hazard_category !== undefined) q = q.where('hazard_category', '=', filters.hazard_category);
-    if (filters.severity !== undefined) q = q.where('severity', '=', filters.severity);
-    if (filters.remedy !== undefined) q = q.where('remedy', '=', filters.remedy);
-    if (filters.from !== undefined) q = q.where('recall_date', '>=', filters.from);
-    if (filters.to !== undefined) q = q.where('recall_date', '<=', filters.to);
-    const row = await q.executeTakeFirstOrThrow();
-    return Number(row.n);
+    const { where, params } = filterConditions(filters);
+    const sql = `SELECT count(*) AS n FROM recalls r${where.length > 0 ? ` WHERE ${where.join(' AND ')}` : ''}`;
+    const [row] = await this.engine.prepare<{ n: number | string }>(sql).all(params);
+    return Number(row?.n ?? 0);
   }
 
   /** Total number of recalls held. */

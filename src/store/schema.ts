@@ -5,6 +5,9 @@
  */
 import type { Generated } from 'kysely';
 
+/** The sort date of a recall with no publication date: below every real date, so undated come last. */
+export const NO_SORT_DATE = '0000-00-00';
+
 export interface SourcesTable {
   id: string;
   agency: string;
@@ -34,7 +37,7 @@ export interface RecallsTable {
   remedy: string | null;
   recall_date: string | null;
   published_date: string | null;
-  /** published_date, or '0000-00-00' when there is none: keyset paging on one non-null column. */
+  /** published_date, or NO_SORT_DATE when there is none: keyset paging on one non-null column. */
   sort_date: string;
   countries: string;
   url: string | null;
