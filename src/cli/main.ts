@@ -26,7 +26,8 @@ function sourceId(value: string, previous: string[] = []): string[] {
 
 function describe(outcome: SourceOutcome): string {
   if (outcome.status === 'ok') {
-    return `${outcome.sourceId}: ok, ${outcome.records} records from ${outcome.pages} page(s): ${outcome.inserted} new, ${outcome.amended} amended, ${outcome.unchanged} unchanged`;
+    const setAside = outcome.setAside ? `; ${outcome.setAside} set aside (see recalls report)` : '';
+    return `${outcome.sourceId}: ok, ${outcome.records} records from ${outcome.pages} page(s): ${outcome.inserted} new, ${outcome.amended} amended, ${outcome.unchanged} unchanged${setAside}`;
   }
   return `${outcome.sourceId}: ${outcome.status}${outcome.reason === undefined ? '' : `: ${outcome.reason}`}`;
 }

@@ -32,6 +32,11 @@ export function formatQualityReport(rows: SourceQuality[]): string {
     lines.push(
       `unknown: severity ${pct(unknownSeverity, r.records)}, remedy ${pct(unknownRemedy, r.records)}, hazard other/none ${pct(noHazard, r.records)}`,
     );
+    lines.push(`set aside in the last run: ${r.setAside.count}`);
+    for (const s of r.setAside.first) lines.push(`  ${s.record}: ${s.reason}`);
+    if (r.setAside.count > r.setAside.first.length) {
+      lines.push(`  … and ${r.setAside.count - r.setAside.first.length} more`);
+    }
     lines.push('');
   }
   return `${lines.join('\n')}`;

@@ -9,9 +9,9 @@ import type { Store } from '../store/database.ts';
 import type { Archive } from './archive.ts';
 import { readMirror } from './archive.ts';
 import { createConditionalFetcher } from './conditional-fetcher.ts';
-import { UpstreamError } from './errors.ts';
+import { UpstreamError, formatError } from './errors.ts';
 import type { UpstreamClient } from './http-client.ts';
-import type { RawPage, SourceAdapter } from './source.ts';
+import type { RawPage, SetAside, SourceAdapter } from './source.ts';
 import type { RecallDraft } from '../domain/recall.ts';
 
 export interface IngestDeps {
@@ -52,10 +52,19 @@ export interface SourceOutcome {
   inserted?: number;
   amended?: number;
   unchanged?: number;
+  /** Records that could not be read and were left out of the run. */
+  setAside?: number;
 }
 
 export type IngestResult =
   { status: 'completed'; sources: SourceOutcome[] } | { status: 'locked'; holder: string; since: string };
+
+/**
+ * The largest share of a run's records (its drafts plus those set aside) that may be set aside:
+ * above it, the feed has changed shape rather than served an odd record, and the source fails
+ * as schema drift with its records left as they were.
+ */
+export const MAX_SET_ASIDE_SHARE = 0.2;
 
 const LEASE = 'ingest';
 const LEASE_TTL_MS = 5 * 60_000;
@@ -141,12 +150,14 @@ async function ingestSource(
 ): Promise<SourceOutcome> {
   const id = adapter.meta.id;
   const drafts: RecallDraft[] = [];
+  const setAside: SetAside[] = [];
   let dataAsOf: string | null = null;
   let pages = 0;
   const take = (page: RawPage) => {
     const parsed = adapter.parse(page);
     dataAsOf = pages === 0 ? parsed.dataAsOf : oldest(dataAsOf, parsed.dataAsOf);
     drafts.push(...parsed.drafts);
+    setAside.push(...parsed.setAside);
     pages += 1;
     options.onProgress?.({ type: 'page', sourceId: id, pages, records: drafts.length });
   };
@@ -175,6 +186,12 @@ async function ingestSource(
         await deps.archive.prune(id);
       };
     }
+    const read = drafts.length + setAside.length;
+    if (setAside.length > 0 && setAside.length > MAX_SET_ASIDE_SHARE * read) {
+      throw formatError(
+        `${id} drifted: ${setAside.length} of ${read} records could not be read (first: ${describeSetAside(setAside[0]!)})`,
+      );
+    }
     if (drafts.length === 0)
       throw new UpstreamError('empty', `${id} returned no records where records were expected`);
     const result = await deps.store.ingest.apply({
@@ -183,10 +200,31 @@ async function ingestSource(
       drafts,
       dataAsOf,
       observedAt: now().toISOString(),
+      setAside,
     });
     await saveState?.();
-    log('info', 'source ingested', { source: id, pages, records: drafts.length, ...result });
-    return { sourceId: id, status: 'ok', pages, records: drafts.length, ...result };
+    if (setAside.length > 0) {
+      log('warn', 'records set aside', {
+        source: id,
+        setAside: setAside.length,
+        first: setAside.slice(0, 5).map(describeSetAside),
+      });
+    }
+    log('info', 'source ingested', {
+      source: id,
+      pages,
+      records: drafts.length,
+      setAside: setAside.length,
+      ...result,
+    });
+    return {
+      sourceId: id,
+      status: 'ok',
+      pages,
+      records: drafts.length,
+      setAside: setAside.length,
+      ...result,
+    };
   } catch (error) {
     const defect = !(error instanceof UpstreamError);
     const reason = error instanceof Error ? error.message : String(error);
@@ -194,4 +232,9 @@ async function ingestSource(
     await deps.store.sources.recordFailure(id, reason, now().toISOString());
     return { sourceId: id, status: 'failed', reason, defect, pages };
   }
+}
+
+/** One record set aside, for a log line or a message: `items[3] (FSA-AA-01-2018): <reason>`. */
+function describeSetAside(s: SetAside): string {
+  return `${s.record}: ${s.reason}`;
 }

@@ -30,11 +30,20 @@ export interface RawPage {
   url?: string;
 }
 
+/** A record of a page that could not be read: left out of the run, with the reason. */
+export interface SetAside {
+  /** Where it was: its place on the page and, when it could be read, the agency's record id. */
+  record: string;
+  reason: string;
+}
+
 /** The result of parsing one page. */
 export interface ParsedPage {
   /** The agency's own freshness stamp for this page (ISO date or date-time), if it carries one. */
   dataAsOf: string | null;
   drafts: RecallDraft[];
+  /** Records of the page that could not be read; the rest of the page is read without them. */
+  setAside: SetAside[];
 }
 
 /** A GET against an agency, with the policy (timeouts, retries, caps) applied by the caller. */
@@ -67,6 +76,9 @@ export interface SourceAdapter {
   fetch(ctx: FetchContext): AsyncIterable<RawPage>;
   /** Whether a file of an offline mirror folder (`DIR/<source-id>/<name>`) is a page of this feed. */
   acceptsFile(name: string): boolean;
-  /** Parses one page into drafts. Pure. Throws UpstreamError('format') when the shape is not known. */
+  /**
+   * Parses one page into drafts. Pure. A record that cannot be read is set aside with its
+   * reason; throws UpstreamError('format') when the page itself does not have a known shape.
+   */
   parse(page: RawPage): ParsedPage;
 }

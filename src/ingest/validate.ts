@@ -6,13 +6,14 @@
 import type { Static, TSchema } from '@sinclair/typebox';
 import { TypeCompiler } from '@sinclair/typebox/compiler';
 import type { ValueError } from '@sinclair/typebox/value';
+import type { SetAside } from './source.ts';
 
 export interface Validator<T extends TSchema> {
   /** Whether `value` matches the schema. */
   check(value: unknown): value is Static<T>;
   /** The first place where `value` breaks the schema, or undefined when it matches. */
   firstValueError(value: unknown): ValueError | undefined;
-  /** The first place where `value` breaks the schema, as `<path>: <message>`. */
+  /** The first place where `value` breaks the schema (the deepest inside a union), as `<path>: <message>`. */
   firstError(value: unknown): string;
 }
 
@@ -24,8 +25,83 @@ export function compileValidator<T extends TSchema>(schema: T): Validator<T> {
     check: (value: unknown): value is Static<T> => compiled.Check(value),
     firstValueError,
     firstError(value) {
-      const error = firstValueError(value);
-      return error === undefined ? 'does not match' : `${error.path || '/'}: ${error.message}`;
+      const first = firstValueError(value);
+      if (first === undefined) return 'does not match';
+      const error = deepest(first);
+      return `${error.path || '/'}: ${error.message}`;
     },
+  };
+}
+
+/** Inside a union (`[…] | null`), the deepest failing place names the drift best. */
+function deepest(error: ValueError): ValueError {
+  let best = error;
+  for (const branch of error.errors) {
+    for (const inner of branch) {
+      const candidate = deepest(inner);
+      if (candidate.path.length > best.path.length) best = candidate;
+    }
+  }
+  return best;
+}
+
+/** The records of a page that passed their schema, and those set aside with the reason. */
+export interface CheckedRecords<T> {
+  records: T[];
+  setAside: SetAside[];
+}
+
+/** Longest reason kept for a record set aside (an agency's value quoted in it can be long). */
+const MAX_REASON = 300;
+
+/**
+ * Checks each record of a page on its own against `validator`, so that one odd record is set
+ * aside with its reason instead of failing the whole page. `place(i)` names the record's place
+ * (`items[3]`), `idOf` reads the agency's id from the raw record when it can, and `refuse` may
+ * reject a record that matches the schema but cannot be used (no id), with the reason.
+ */
+export function checkRecords<T extends TSchema>(
+  items: readonly unknown[],
+  validator: Validator<T>,
+  opts: {
+    place: (index: number) => string;
+    idOf?: (item: unknown) => string | null;
+    refuse?: (record: Static<T>) => string | null;
+  },
+): CheckedRecords<Static<T>> {
+  const records: Static<T>[] = [];
+  const setAside: SetAside[] = [];
+  items.forEach((item, i) => {
+    const reason = validator.check(item)
+      ? (opts.refuse?.(item) ?? null)
+      : `does not match the schema at ${validator.firstError(item)}`;
+    if (reason === null) {
+      records.push(item as Static<T>);
+      return;
+    }
+    const id = safeId(opts.idOf, item);
+    setAside.push({
+      record: id === null ? opts.place(i) : `${opts.place(i)} (${id})`,
+      reason: reason.length > MAX_REASON ? `${reason.slice(0, MAX_REASON - 1)}…` : reason,
+    });
+  });
+  return { records, setAside };
+}
+
+function safeId(idOf: ((item: unknown) => string | null) | undefined, item: unknown): string | null {
+  try {
+    const id = (idOf?.(item) ?? '').replace(/\p{Cf}/gu, '').trim();
+    return id === '' ? null : id.slice(0, 80);
+  } catch {
+    return null;
+  }
+}
+
+/** The string or number under `key` of a raw record, for naming a record set aside. */
+export function fieldOf(key: string): (item: unknown) => string | null {
+  return (item) => {
+    if (item === null || typeof item !== 'object') return null;
+    const v = (item as Record<string, unknown>)[key];
+    return typeof v === 'string' || typeof v === 'number' ? String(v) : null;
   };
 }

@@ -19,7 +19,12 @@ export interface SourceObservation {
   dataAsOf: string | null;
   /** When the service made the observation (ISO date-time). */
   observedAt: string;
+  /** Records of the run that could not be read, with the reason (the first of them are kept); none when absent. */
+  setAside?: readonly { record: string; reason: string }[];
 }
+
+/** How many of a run's records set aside are kept, with their reasons, for the report. */
+export const SET_ASIDE_KEPT = 1000;
 
 export interface ApplyResult {
   inserted: number;
@@ -133,6 +138,7 @@ export class IngestStore {
   /** Applies one source's complete observation atomically. */
   async apply(obs: SourceObservation): Promise<ApplyResult> {
     // The last draft of a record id wins, as the agency's latest word on it.
+    const setAside = obs.setAside ?? [];
     const byId = new Map<string, RecallDraft>();
     for (const d of obs.drafts) byId.set(recallId(obs.sourceId, d.recordId), d);
 
@@ -196,9 +202,19 @@ export class IngestStore {
           last_attempt_at: obs.observedAt,
           last_error: null,
           consecutive_failures: 0,
+          set_aside: setAside.length,
         })
         .where('id', '=', obs.sourceId)
         .execute();
+      await trx.deleteFrom('set_aside_records').where('source_id', '=', obs.sourceId).execute();
+      const kept = setAside.slice(0, SET_ASIDE_KEPT).map((s, position) => ({
+        source_id: obs.sourceId,
+        position,
+        record: s.record,
+        reason: s.reason,
+      }));
+      for (const chunk of chunks(kept, ROW_CHUNK))
+        await trx.insertInto('set_aside_records').values(chunk).execute();
       await trx
         .updateTable('corpus_state')
         .set((eb) => ({ version: eb('version', '+', 1), updated_at: obs.observedAt }))

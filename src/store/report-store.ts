@@ -1,6 +1,7 @@
 /**
  * The data-quality report: per source, how many records, how many carry an identifier, the
- * identifiers by kind and confidence, and the severity, remedy and hazard distributions.
+ * identifiers by kind and confidence, the severity, remedy and hazard distributions, and the
+ * records its last successful run set aside.
  */
 import type { Kysely } from 'kysely';
 import type { Database } from './schema.ts';
@@ -13,7 +14,12 @@ export interface SourceQuality {
   severity: Record<string, number>;
   remedy: Record<string, number>;
   hazard: Record<string, number>;
+  /** Records the source's last successful run could not read, and the first of them with the reason. */
+  setAside: { count: number; first: { record: string; reason: string }[] };
 }
+
+/** How many records set aside the report lists per source, with their reasons. */
+export const REPORT_SET_ASIDE_LISTED = 10;
 
 type Counted = { source_id: string; value: string | null; n: string | number };
 
@@ -70,6 +76,14 @@ export class ReportStore {
       by('remedy'),
       by('hazard_category'),
     ]);
+    const setAsideCounts = await db.selectFrom('sources').select(['id', 'set_aside']).execute();
+    const setAsideRows = await db
+      .selectFrom('set_aside_records')
+      .select(['source_id', 'record', 'reason'])
+      .where('position', '<', REPORT_SET_ASIDE_LISTED)
+      .orderBy('source_id')
+      .orderBy('position')
+      .execute();
     return counts
       .map((c) => ({
         sourceId: c.source_id,
@@ -81,6 +95,12 @@ export class ReportStore {
         severity: tally(severity, c.source_id),
         remedy: tally(remedy, c.source_id),
         hazard: tally(hazard, c.source_id),
+        setAside: {
+          count: Number(setAsideCounts.find((s) => s.id === c.source_id)?.set_aside ?? 0),
+          first: setAsideRows
+            .filter((r) => r.source_id === c.source_id)
+            .map((r) => ({ record: r.record, reason: r.reason })),
+        },
       }))
       .sort((a, b) => (a.sourceId < b.sourceId ? -1 : 1));
   }

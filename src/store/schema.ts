@@ -18,6 +18,17 @@ export interface SourcesTable {
   last_attempt_at: string | null;
   last_error: string | null;
   consecutive_failures: number;
+  /** Records the last successful run could not read (the first of them are in set_aside_records). */
+  set_aside: Generated<number>;
+}
+
+/** A record the last successful run of its source set aside, with the reason. */
+export interface SetAsideRecordsTable {
+  source_id: string;
+  /** Its order among the run's records set aside, from 0. */
+  position: number;
+  record: string;
+  reason: string;
 }
 
 export interface RecallsTable {
@@ -126,4 +137,5 @@ export interface Database {
   checks: ChecksTable;
   corpus_state: CorpusStateTable;
   locks: LocksTable;
+  set_aside_records: SetAsideRecordsTable;
 }

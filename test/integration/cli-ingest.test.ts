@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
@@ -93,8 +93,21 @@ describe('recalls ingest --from', () => {
       assert.equal(first.code, 0, first.stderr);
       assert.match(
         first.stdout,
-        /us-fda-food: ok, 32 records from 1 page\(s\): 32 new, 0 amended, 0 unchanged/,
+        /us-fda-food: ok, 32 records from 1 page\(s\): 32 new, 0 amended, 0 unchanged\n/,
       );
+      // Every source with real records there is ingested whole: none failed, none set aside.
+      for (const id of readdirSync(samples).filter(
+        (name) => !name.startsWith('_') && !name.endsWith('.md'),
+      )) {
+        assert.match(
+          first.stdout,
+          new RegExp(
+            `^${id}: ok, \\d+ records from \\d+ page\\(s\\): \\d+ new, 0 amended, 0 unchanged$`,
+            'm',
+          ),
+          id,
+        );
+      }
       const again = await runCli(['ingest', '--from', samples], env);
       assert.match(
         again.stdout,
@@ -147,6 +160,79 @@ describe('recalls ingest --from', () => {
       const changed = JSON.parse(revs[0]!.changed_fields);
       assert.ok('source_classification' in changed && 'severity' in changed, JSON.stringify(changed));
       assert.deepEqual(Object.keys(changed).sort(), ['severity', 'source_classification']);
+    } finally {
+      await tmp.cleanup();
+    }
+  });
+});
+
+describe('records that cannot be read', () => {
+  /** A mirror of `total` openFDA food records of which the first `drifted` have a number as their reason. */
+  function mirrorWith(dir: string, total: number, drifted: number, lastUpdated: string): string {
+    const mirror = join(dir, `mirror-${drifted}`);
+    mkdirSync(join(mirror, 'us-fda-food'), { recursive: true });
+    const records = Array.from({ length: total }, (_, i) =>
+      fdaRecord(i, i < drifted ? { reason_for_recall: 42 } : {}),
+    );
+    writeFileSync(join(mirror, 'us-fda-food', 'page-1.json'), fdaPage(records, lastUpdated));
+    return mirror;
+  }
+
+  test('are set aside with their reason, in the log and the report, while the rest is ingested', async () => {
+    const tmp = await tempEnv();
+    try {
+      const run = await runCli(['ingest', '--from', mirrorWith(tmp.dir, 10, 2, '2026-06-17')], tmp.env);
+      assert.equal(run.code, 0, run.stderr);
+      assert.match(
+        run.stdout,
+        /us-fda-food: ok, 8 records from 1 page\(s\): 8 new, 0 amended, 0 unchanged; 2 set aside/,
+      );
+      assert.match(run.stderr, /"msg":"records set aside"/);
+      assert.match(
+        run.stderr,
+        /results\[0\] \(F-9000-2090\): does not match the schema at \/reason_for_recall/,
+      );
+      assert.equal(await count(tmp, 'SELECT count(*) n FROM recalls'), 8);
+      const report = await runCli(['report'], tmp.env);
+      assert.match(
+        report.stdout,
+        /set aside in the last run: 2\n {2}results\[0\] \(F-9000-2090\): does not match the schema at \/reason_for_recall: .*\n {2}results\[1\] \(F-9001-2090\): /,
+      );
+      // A later run that reads every record clears the list.
+      await runCli(['ingest', '--from', mirrorWith(tmp.dir, 10, 0, '2026-06-24')], tmp.env);
+      assert.match((await runCli(['report'], tmp.env)).stdout, /set aside in the last run: 0\n/);
+    } finally {
+      await tmp.cleanup();
+    }
+  });
+
+  test('fail the source as schema drift when more than a fifth of a run cannot be read', async () => {
+    const tmp = await tempEnv();
+    try {
+      assert.equal(
+        (await runCli(['ingest', '--from', mirrorWith(tmp.dir, 10, 0, '2026-06-17')], tmp.env)).code,
+        0,
+      );
+      const run = await runCli(['ingest', '--from', mirrorWith(tmp.dir, 10, 3, '2026-06-24')], tmp.env);
+      assert.equal(run.code, 1);
+      assert.match(
+        run.stdout,
+        /us-fda-food: failed: us-fda-food drifted: 3 of 10 records could not be read \(first: results\[0\] \(F-9000-2090\): does not match the schema at \/reason_for_recall/,
+      );
+      // Nothing changed: the records and the source's freshness are those of the first run.
+      assert.equal(await count(tmp, 'SELECT count(*) n FROM recalls'), 10);
+      assert.equal(await count(tmp, 'SELECT count(*) n FROM revisions'), 0);
+      const [food] = await rows<{ data_as_of: string; consecutive_failures: number }>(
+        tmp,
+        "SELECT data_as_of, consecutive_failures FROM sources WHERE id = 'us-fda-food'",
+      );
+      assert.equal(food?.data_as_of, '2026-06-17');
+      assert.equal(Number(food?.consecutive_failures), 1);
+      // Exactly a fifth is still an odd record or two, not drift.
+      assert.equal(
+        (await runCli(['ingest', '--from', mirrorWith(tmp.dir, 10, 2, '2026-07-01')], tmp.env)).code,
+        0,
+      );
     } finally {
       await tmp.cleanup();
     }

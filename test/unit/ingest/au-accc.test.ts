@@ -139,17 +139,6 @@ test('fails loudly with a format error when the feed drifts', () => {
       'an Atom feed',
       Buffer.from('<feed xmlns="http://www.w3.org/2005/Atom"><entry><title>x</title></entry></feed>'),
     ],
-    ['an item without a link', Buffer.from('<rss><channel><item><title>x</title></item></channel></rss>')],
-    [
-      'an item without a title',
-      Buffer.from('<rss><channel><item><link>https://x.test/a</link></item></channel></rss>'),
-    ],
-    [
-      'a description with structure',
-      Buffer.from(
-        '<rss><channel><item><title>x</title><link>https://x.test/a</link><description><p>x</p></description></item></channel></rss>',
-      ),
-    ],
   ];
   for (const [why, body] of bad) {
     assert.throws(
@@ -161,13 +150,32 @@ test('fails loudly with a format error when the feed drifts', () => {
   }
 });
 
+test('sets aside an item that drifted, with its place and reason, and reads the rest', () => {
+  const good = auAccc.parse({ name: 'feed.xml', body: FIXTURE }).drafts;
+  const bad = [
+    '<item><title>x</title></item>',
+    '<item><link>https://x.test/a</link></item>',
+    '<item><title>x</title><link>https://x.test/b</link><description><p>x</p></description></item>',
+  ];
+  const body = Buffer.from(FIXTURE.toString('utf8').replace('<item>', `${bad.join('')}<item>`));
+  const parsed = auAccc.parse({ name: 'feed.xml', body });
+  assert.deepEqual(parsed.drafts, good);
+  assert.deepEqual(
+    parsed.setAside.map((s) => s.record),
+    ['item[0]', 'item[1] (https://x.test/a)', 'item[2] (https://x.test/b)'],
+  );
+  assert.match(parsed.setAside[0]!.reason, /\/link/);
+  assert.match(parsed.setAside[1]!.reason, /\/title/);
+  assert.match(parsed.setAside[2]!.reason, /\/description/);
+});
+
 test('accepts an empty feed', () => {
   assert.deepEqual(
     auAccc.parse({
       name: 'feed.xml',
       body: Buffer.from('<rss version="2.0"><channel><title>t</title></channel></rss>'),
     }),
-    { dataAsOf: null, drafts: [] },
+    { dataAsOf: null, drafts: [], setAside: [] },
   );
 });
 

@@ -354,13 +354,6 @@ test('fails loudly with a format error when the dump drifts', () => {
     ['not JSON', '<!DOCTYPE html><title>Maintenance</title>'],
     ['truncated JSON', '[{"NID": "1", "Title": "x"'],
     ['an object, not an array', JSON.stringify({ data: [] })],
-    ['a row that is not an object', JSON.stringify([['990001']])],
-    ['a row without NID', JSON.stringify([{ Title: 'x' }])],
-    ['an empty NID', JSON.stringify([{ NID: ' \u200b' }])],
-    ['a NID of the wrong type', JSON.stringify([{ NID: { id: 1 } }])],
-    ['a text column of the wrong type', JSON.stringify([{ NID: '1', Title: ['x'] }])],
-    ['Recall class as a number', JSON.stringify([{ NID: '1', 'Recall class': 1 }])],
-    ['Last updated as a number', JSON.stringify([{ NID: '1', 'Last updated': 20260101 }])],
   ];
   for (const [why, body] of bad) {
     assert.throws(
@@ -372,8 +365,39 @@ test('fails loudly with a format error when the dump drifts', () => {
   }
 });
 
+test('sets aside a row that drifted, with its place and reason, and reads the rest', () => {
+  const bad: [string, unknown, string][] = [
+    ['a row that is not an object', ['990001'], '[0]'],
+    ['a row without NID', { Title: 'x' }, '[1]'],
+    ['an empty NID', { NID: ' \u200b' }, '[2]'],
+    ['a NID of the wrong type', { NID: { id: 1 } }, '[3]'],
+    ['a text column of the wrong type', { NID: '91', Title: ['x'] }, '[4] (91)'],
+    ['Recall class as a number', { NID: '92', 'Recall class': 1 }, '[5] (92)'],
+    ['Last updated as a number', { NID: '93', 'Last updated': 20260101 }, '[6] (93)'],
+  ];
+  const good = { NID: '4', Title: 'A good row' };
+  const parsed = caHc.parse({
+    name: 'x.json',
+    body: Buffer.from(JSON.stringify([...bad.map(([, row]) => row), good])),
+  });
+  assert.deepEqual(
+    parsed.drafts.map((d) => d.recordId),
+    ['4'],
+  );
+  assert.deepEqual(
+    parsed.setAside.map((s) => s.record),
+    bad.map(([, , place]) => place),
+  );
+  assert.equal(parsed.setAside[2]!.reason, 'empty NID');
+  assert.match(parsed.setAside[5]!.reason, /Recall class/);
+});
+
 test('accepts an empty dump, a byte-order mark and unknown columns', () => {
-  assert.deepEqual(caHc.parse({ name: 'x.json', body: Buffer.from('[]') }), { dataAsOf: null, drafts: [] });
+  assert.deepEqual(caHc.parse({ name: 'x.json', body: Buffer.from('[]') }), {
+    dataAsOf: null,
+    drafts: [],
+    setAside: [],
+  });
   const parsed = caHc.parse({
     name: 'x.json',
     body: Buffer.from('\ufeff' + JSON.stringify([{ NID: '4', 'Main issue': 'x', 'Bacteria subtype': null }])),

@@ -159,15 +159,6 @@ test('fails loudly with a format error when the page shape drifts', () => {
     ['not JSON', Buffer.from('<html>')],
     ['no items', Buffer.from(JSON.stringify({ meta: {} }))],
     ['items not an array', Buffer.from(JSON.stringify({ items: {} }))],
-    ['an alert without a notation', page([{ title: 'x' }])],
-    ['an empty notation', page([{ notation: '' }])],
-    ['a title of the wrong type', page([{ notation: 'FSA-AA-1-2026', title: 42 }])],
-    [
-      'a batch code of the wrong type',
-      page([{ notation: 'FSA-AA-1-2026', productDetails: [{ batchDescription: [{ batchCode: 5 }] }] }]),
-    ],
-    ['problem of the wrong type', page([{ notation: 'FSA-AA-1-2026', problem: 'milk' }])],
-    ['type of the wrong type', page([{ notation: 'FSA-AA-1-2026', type: { '@id': 'AA' } }])],
   ];
   for (const [why, body] of bad) {
     assert.throws(
@@ -179,8 +170,79 @@ test('fails loudly with a format error when the page shape drifts', () => {
   }
 });
 
+test('sets aside an alert that drifted, with its place and reason, and reads the rest', () => {
+  const bad: [string, unknown, string, RegExp][] = [
+    ['an alert without a notation', { title: 'x' }, 'items[0]', /notation/],
+    ['an empty notation', { notation: '' }, 'items[1]', /notation/],
+    [
+      'a title of the wrong type',
+      { notation: 'FSA-AA-1-2026', title: 42 },
+      'items[2] (FSA-AA-1-2026)',
+      /title/,
+    ],
+    [
+      'a batch code of the wrong type',
+      { notation: 'FSA-AA-2-2026', productDetails: [{ batchDescription: [{ batchCode: 5 }] }] },
+      'items[3] (FSA-AA-2-2026)',
+      /batchCode/,
+    ],
+    [
+      'problem of the wrong type',
+      { notation: 'FSA-AA-3-2026', problem: 'milk' },
+      'items[4] (FSA-AA-3-2026)',
+      /problem/,
+    ],
+    [
+      'type of the wrong type',
+      { notation: 'FSA-AA-4-2026', type: { '@id': 'AA' } },
+      'items[5] (FSA-AA-4-2026)',
+      /type/,
+    ],
+  ];
+  const parsed = ukFsa.parse({
+    name: 'page-0001.json',
+    body: page([...bad.map(([, item]) => item), { notation: 'FSA-AA-5-2026', title: 'A good alert' }]),
+  });
+  assert.deepEqual(
+    parsed.drafts.map((d) => d.recordId),
+    ['FSA-AA-5-2026'],
+  );
+  assert.deepEqual(
+    parsed.setAside.map((s) => s.record),
+    bad.map(([, , place]) => place),
+  );
+  bad.forEach(([why, , , reason], i) => assert.match(parsed.setAside[i]!.reason, reason, why));
+});
+
+test('reads labels given as lists, as real alerts give country[].label', () => {
+  const [draft] = ukFsa.parse({
+    name: 'page-0001.json',
+    body: page([
+      {
+        notation: 'FSA-PRIN-98-2026',
+        country: [
+          {
+            '@id': 'http://data.food.gov.uk/codes/geographies/countries/GB-ENG',
+            label: ['England', 'England'],
+          },
+        ],
+        consumerAdvice: {
+          label: [{ '@value': 'Do not eat it; return it for a full refund.', '@language': 'en' }],
+        },
+      },
+    ]),
+  }).drafts;
+  assert.equal(draft?.recordId, 'FSA-PRIN-98-2026');
+  assert.equal(draft?.remedy, 'refund');
+  assert.deepEqual(draft?.countries, ['GB']);
+});
+
 test('accepts an empty page, unknown properties and labelled values in either shape', () => {
-  assert.deepEqual(ukFsa.parse({ name: 'page-0001.json', body: page([]) }), { dataAsOf: null, drafts: [] });
+  assert.deepEqual(ukFsa.parse({ name: 'page-0001.json', body: page([]) }), {
+    dataAsOf: null,
+    drafts: [],
+    setAside: [],
+  });
   const [draft] = ukFsa.parse({
     name: 'x.json',
     body: page([

@@ -540,7 +540,11 @@ test('accepts records whose empty fields were dropped, and unknown fields', () =
 });
 
 test('an empty answer parses to no drafts', () => {
-  assert.deepEqual(usCpsc.parse({ name: 'x.json', body: Buffer.from('[]') }), { dataAsOf: null, drafts: [] });
+  assert.deepEqual(usCpsc.parse({ name: 'x.json', body: Buffer.from('[]') }), {
+    dataAsOf: null,
+    drafts: [],
+    setAside: [],
+  });
 });
 
 test("CPSC's in-band error record (HTTP 200, RecallID 0) is a format error", () => {
@@ -561,25 +565,48 @@ test("CPSC's in-band error record (HTTP 200, RecallID 0) is a format error", () 
   }
 });
 
+test('sets aside a record that drifted, naming its place and the drift, and reads the rest', () => {
+  const bad: [string, unknown, string, RegExp][] = [
+    ['a record without RecallID', { Title: 'x' }, '[0]', /^does not match the schema at \/RecallID: /],
+    ['RecallID as text', { RecallID: '12' }, '[1] (12)', /\/RecallID/],
+    ['a negative RecallID', { RecallID: -1 }, '[2] (-1)', /\/RecallID/],
+    ['Products not a list', { RecallID: 1, Products: { Model: 'x' } }, '[3] (1)', /\/Products/],
+    [
+      'a Model of the wrong type',
+      { RecallID: 2, Products: [{ Model: 42 }] },
+      '[4] (2)',
+      /\/Products\/0\/Model/,
+    ],
+    [
+      'a UPC of the wrong type',
+      { RecallID: 3, ProductUPCs: [{ UPC: 12 }] },
+      '[5] (3)',
+      /\/ProductUPCs\/0\/UPC/,
+    ],
+    [
+      'a caption of the wrong type',
+      { RecallID: 4, Images: [{ Caption: [] }] },
+      '[6] (4)',
+      /\/Images\/0\/Caption/,
+    ],
+    ['a record that is not an object', 7, '[7]', /schema at \/: /],
+  ];
+  const parsed = usCpsc.parse({ name: 'x.json', body: page([...bad.map(([, r]) => r), TEST_RECORD]) });
+  assert.deepEqual(
+    parsed.drafts.map((d) => d.recordId),
+    [String(TEST_RECORD.RecallID)],
+  );
+  assert.deepEqual(
+    parsed.setAside.map((s) => s.record),
+    bad.map(([, , place]) => place),
+  );
+  bad.forEach(([why, , , reason], i) => assert.match(parsed.setAside[i]!.reason, reason, why));
+});
+
 test('fails loudly with a format error naming the place when the answer drifts', () => {
   const bad: [string, Buffer, RegExp][] = [
     ['not JSON (XML, the default format)', Buffer.from('<Recalls/>'), /not JSON/],
     ['an object, not a bare array', Buffer.from(JSON.stringify({ recalls: [] })), /bare array/],
-    ['a record without RecallID', page([{ Title: 'x' }]), /\[0\]\/RecallID/],
-    ['RecallID as text', page([TEST_RECORD, { RecallID: '12' }]), /\[1\]\/RecallID/],
-    ['a negative RecallID', page([{ RecallID: -1 }]), /\[0\]\/RecallID/],
-    ['Products not a list', page([{ RecallID: 1, Products: { Model: 'x' } }]), /\[0\]\/Products/],
-    [
-      'a Model of the wrong type',
-      page([{ RecallID: 1, Products: [{ Model: 42 }] }]),
-      /\[0\]\/Products\/0\/Model/,
-    ],
-    [
-      'a UPC of the wrong type',
-      page([{ RecallID: 1, ProductUPCs: [{ UPC: 12 }] }]),
-      /\[0\]\/ProductUPCs\/0\/UPC/,
-    ],
-    ['a record that is not an object', page([7]), /\[0\]/],
   ];
   for (const [why, body, where] of bad) {
     assert.throws(

@@ -235,10 +235,6 @@ test('fails loudly with a format error when the page shape drifts', () => {
     ['not JSON', Buffer.from('<html>')],
     ['results not an array', Buffer.from(JSON.stringify({ meta: {}, results: {} }))],
     ['no meta', Buffer.from(JSON.stringify({ results: [] }))],
-    ['a record without recall_number', page([{ product_description: 'x' }])],
-    ['an empty recall_number', page([{ recall_number: '' }])],
-    ['a text field of the wrong type', page([{ recall_number: 'F-1-2099', reason_for_recall: 42 }])],
-    ['openfda arrays of the wrong type', page([{ recall_number: 'F-1-2099', openfda: { upc: '0123' } }])],
     ['meta.results.total not a number', page([], { results: { total: 'many' } })],
   ];
   for (const [why, body] of bad) {
@@ -251,10 +247,43 @@ test('fails loudly with a format error when the page shape drifts', () => {
   }
 });
 
+test('sets aside a record that drifted, with its place and reason, and reads the rest', () => {
+  const bad: [string, unknown, string, RegExp][] = [
+    ['a record without recall_number', { product_description: 'x' }, 'results[0]', /recall_number/],
+    ['an empty recall_number', { recall_number: '' }, 'results[1]', /recall_number/],
+    [
+      'a text field of the wrong type',
+      { recall_number: 'F-1-2099', reason_for_recall: 42 },
+      'results[2] (F-1-2099)',
+      /reason_for_recall/,
+    ],
+    [
+      'openfda arrays of the wrong type',
+      { recall_number: 'F-2-2099', openfda: { upc: '0123' } },
+      'results[3] (F-2-2099)',
+      /openfda\/upc/,
+    ],
+  ];
+  const parsed = usFdaFood.parse({
+    name: 'x.json',
+    body: page([...bad.map(([, r]) => r), { recall_number: 'F-3-2099' }]),
+  });
+  assert.deepEqual(
+    parsed.drafts.map((d) => d.recordId),
+    ['F-3-2099'],
+  );
+  assert.deepEqual(
+    parsed.setAside.map((s) => s.record),
+    bad.map(([, , place]) => place),
+  );
+  bad.forEach(([why, , , reason], i) => assert.match(parsed.setAside[i]!.reason, reason, why));
+});
+
 test('accepts an empty page and unknown extra fields', () => {
   assert.deepEqual(usFdaFood.parse({ name: 'x.json', body: page([]) }), {
     dataAsOf: '2099-01-02',
     drafts: [],
+    setAside: [],
   });
   const parsed = usFdaFood.parse({
     name: 'x.json',

@@ -547,24 +547,6 @@ test('fails loudly with a format error when the response drifts', () => {
   const bad: [string, string][] = [
     ['not JSON', '<html>Access Denied</html>'],
     ['an object, not an array', JSON.stringify({ data: [] })],
-    ['a record that is not an object', JSON.stringify(['x'])],
-    ['no langcode', JSON.stringify([{ field_recall_number: '001-2099' }])],
-    ['no recall number at all', JSON.stringify([{ langcode: 'English' }])],
-    ['an empty recall number', JSON.stringify([{ field_recall_number: '  ', langcode: 'English' }])],
-    [
-      'a text field of the wrong type',
-      JSON.stringify([{ field_recall_number: '1', langcode: 'English', field_title: 42 }]),
-    ],
-    [
-      'a multi-value field holding numbers',
-      JSON.stringify([{ field_recall_number: '1', langcode: 'English', field_states: [1, 2] }]),
-    ],
-    [
-      'a contact field as an object',
-      JSON.stringify([
-        { field_recall_number: '1', langcode: 'English', field_company_media_contact: { n: 1 } },
-      ]),
-    ],
   ];
   for (const [why, body] of bad) {
     assert.throws(
@@ -576,8 +558,57 @@ test('fails loudly with a format error when the response drifts', () => {
   }
 });
 
+test('sets aside a record that drifted, with its place and reason, and reads the rest', () => {
+  const bad: [string, unknown, string, RegExp][] = [
+    ['a record that is not an object', 'x', '[0]', /schema at \/: /],
+    ['no langcode', { field_recall_number: '001-2099' }, '[1] (001-2099)', /langcode/],
+    ['no recall number at all', { langcode: 'English' }, '[2]', /^no field_recall_number$/],
+    [
+      'an empty recall number',
+      { field_recall_number: '  ', langcode: 'English' },
+      '[3]',
+      /field_recall_number/,
+    ],
+    [
+      'a text field of the wrong type',
+      { field_recall_number: '002-2099', langcode: 'English', field_title: 42 },
+      '[4] (002-2099)',
+      /field_title/,
+    ],
+    [
+      'a multi-value field holding numbers',
+      { field_recall_number: '003-2099', langcode: 'English', field_states: [1, 2] },
+      '[5] (003-2099)',
+      /field_states/,
+    ],
+    [
+      'a contact field as an object',
+      { field_recall_number: '004-2099', langcode: 'English', field_company_media_contact: { n: 1 } },
+      '[6] (004-2099)',
+      /field_company_media_contact/,
+    ],
+  ];
+  const parsed = usFsis.parse({
+    name: 'x.json',
+    body: Buffer.from(JSON.stringify([...bad.map(([, r]) => r), rec('005-2099', 'English')])),
+  });
+  assert.deepEqual(
+    parsed.drafts.map((d) => d.recordId),
+    ['005-2099'],
+  );
+  assert.deepEqual(
+    parsed.setAside.map((s) => s.record),
+    bad.map(([, , place]) => place),
+  );
+  bad.forEach(([why, , , reason], i) => assert.match(parsed.setAside[i]!.reason, reason, why));
+});
+
 test('accepts an empty array, a byte-order mark and unknown fields; data_as_of is the newest date', () => {
-  assert.deepEqual(usFsis.parse({ name: 'x.json', body: Buffer.from('[]') }), { dataAsOf: null, drafts: [] });
+  assert.deepEqual(usFsis.parse({ name: 'x.json', body: Buffer.from('[]') }), {
+    dataAsOf: null,
+    drafts: [],
+    setAside: [],
+  });
   const parsed = usFsis.parse({
     name: 'x.json',
     body: Buffer.from(

@@ -8,6 +8,7 @@ import { createUpstreamClient } from '../../../src/ingest/http-client.ts';
 import type { PageFetcher, RawPage } from '../../../src/ingest/source.ts';
 import { flatRclUrl } from '../../../src/ingest/sources/us-nhtsa/fetch.ts';
 import { usNhtsa } from '../../../src/ingest/sources/us-nhtsa/index.ts';
+import { forEachFlatRclRow } from '../../../src/ingest/sources/us-nhtsa/parse.ts';
 import {
   narrativeText,
   nhtsaDate,
@@ -360,23 +361,56 @@ test('keeps a stray LF inside a narrative of a CRLF file, and a quote character 
   assert.equal(drafts[0]?.summary, 'TEST DATA: "QUOTED"\nSECOND LINE.');
 });
 
-test('fails with a format error naming the line on a malformed row', () => {
+test('sets aside a malformed row, naming its line and the drift, and reads the rest', () => {
   const good = row();
-  const bad: Array<[string, string, RegExp]> = [
-    ['23 fields', file(good, row({}, 23)), /line 2 has 23 tab-separated fields, expected 24 to 29/],
-    ['30 fields', file(`${good}\textra`), /line 1 has 30 tab-separated fields/],
-    ['a row split by a stray CRLF', file(good, good.slice(0, 40), good.slice(40)), /line 2 has/],
-    ['an empty campaign number', file(row({ CAMPNO: '' })), /CAMPNO "" is not a campaign number/],
-    ['a campaign number of another shape', file(row({ CAMPNO: 'V-2099-1' })), /CAMPNO "V-2099-1"/],
-    ['an advisory flag other than Yes/No', file(row({ PARK_OUTSIDE: 'Maybe' })), /PARK_OUTSIDE is "Maybe"/],
+  const bad: Array<[string, string, string[], RegExp]> = [
+    ['23 fields', file(good, row({}, 23)), ['line 2'], /^has 23 tab-separated fields, expected 24 to 29/],
+    ['30 fields', file(`${good}\textra`, good), ['line 1'], /^has 30 tab-separated fields/],
+    [
+      'a row split by a stray CRLF',
+      file(good, good.slice(0, 40), good.slice(40)),
+      ['line 2', 'line 3'],
+      /has/,
+    ],
+    [
+      'an empty campaign number',
+      file(good, row({ CAMPNO: '' })),
+      ['line 2'],
+      /CAMPNO "" is not a campaign number/,
+    ],
+    [
+      'a campaign number of another shape',
+      file(row({ CAMPNO: 'V-2099-1' }), good),
+      ['line 1'],
+      /CAMPNO "V-2099-1"/,
+    ],
+    [
+      'an advisory flag other than Yes/No',
+      file(good, row({ PARK_OUTSIDE: 'Maybe' })),
+      ['line 2'],
+      /PARK_OUTSIDE is "Maybe"/,
+    ],
   ];
-  for (const [why, text, message] of bad) {
-    assert.throws(
-      () => usNhtsa.parse({ name: 'x.txt', body: Buffer.from(text), url: 'https://nhtsa.test/x' }),
-      (e: unknown) => isFormatError(e) && message.test(e.message) && e.details.url === 'https://nhtsa.test/x',
+  for (const [why, text, lines, reason] of bad) {
+    const parsed = usNhtsa.parse({ name: 'x.txt', body: Buffer.from(text), url: 'https://nhtsa.test/x' });
+    assert.deepEqual(parsed.drafts, parseText(file(good)).drafts, why);
+    assert.deepEqual(
+      parsed.setAside.map((s) => s.record),
+      lines,
       why,
     );
+    assert.match(parsed.setAside[0]!.reason, reason, why);
   }
+});
+
+test('forEachFlatRclRow without a set-aside callback throws a format error naming the line', () => {
+  assert.throws(
+    () => forEachFlatRclRow(Buffer.from(file(row(), row({}, 23))), () => {}, 'https://nhtsa.test/x'),
+    (e: unknown) =>
+      isFormatError(e) &&
+      /line 2 has 23 tab-separated fields/.test(e.message) &&
+      e.details.url === 'https://nhtsa.test/x',
+  );
 });
 
 test('reads a zip built with fflate, and refuses one without exactly one text file', () => {

@@ -46,6 +46,6 @@ export const auAccc: SourceAdapter = {
         d.published_date !== null && (max === null || d.published_date > max) ? d.published_date : max,
       null,
     );
-    return { dataAsOf: acccDate(feed.lastBuildDate) ?? newest, drafts };
+    return { dataAsOf: acccDate(feed.lastBuildDate) ?? newest, drafts, setAside: feed.setAside };
   },
 };

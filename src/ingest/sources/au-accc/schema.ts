@@ -3,13 +3,14 @@
  * validated leniently at the edge: unknown elements pass, the elements we read must be text,
  * and every item needs a title and a link. Each item's `description` carries the recall
  * notice as HTML rendered by the site's CMS (Drupal), one `field--name-field-psa-recall-*`
- * block per notice field; those blocks are read here too. Anything else is drift and fails
- * here, loudly, as a format error.
+ * block per notice field; those blocks are read here too. An item that breaks this is set aside
+ * with the reason; a document that is not the feed is drift and fails here, loudly.
  */
 import { Type, type Static } from '@sinclair/typebox';
 import { XMLParser, XMLValidator } from 'fast-xml-parser';
 import { formatError } from '../../errors.ts';
-import { compileValidator } from '../../validate.ts';
+import type { SetAside } from '../../source.ts';
+import { checkRecords, compileValidator, fieldOf } from '../../validate.ts';
 
 const parser = new XMLParser({
   ignoreAttributes: true,
@@ -41,14 +42,16 @@ const Channel = Type.Object(
 export interface RecallFeed {
   lastBuildDate: string | null;
   items: FeedItem[];
+  /** Items that drifted, set aside with the reason. */
+  setAside: SetAside[];
 }
 
 const ChannelValidator = compileValidator(Channel);
 const FeedItemValidator = compileValidator(FeedItem);
 
 /**
- * Parses one feed document. Throws UpstreamError('format') when it is not well-formed XML,
- * not RSS (`<rss><channel>`), or an item drifted.
+ * Parses one feed document; an item that drifted is set aside with its reason. Throws
+ * UpstreamError('format') when it is not well-formed XML or not RSS (`<rss><channel>`).
  */
 export function parseRecallFeed(body: Buffer | string, url?: string): RecallFeed {
   const xml = (typeof body === 'string' ? body : body.toString('utf8')).replace(/^\uFEFF/, '');
@@ -69,13 +72,11 @@ export function parseRecallFeed(body: Buffer | string, url?: string): RecallFeed
       url,
     );
   }
-  const items = (channel.item ?? []).map((item, i) => {
-    if (!FeedItemValidator.check(item)) {
-      throw formatError(`ACCC recalls feed item[${i}] drifted: ${FeedItemValidator.firstError(item)}`, url);
-    }
-    return item;
+  const { records, setAside } = checkRecords(channel.item ?? [], FeedItemValidator, {
+    place: (i) => `item[${i}]`,
+    idOf: fieldOf('link'),
   });
-  return { lastBuildDate: channel.lastBuildDate?.trim() || null, items };
+  return { lastBuildDate: channel.lastBuildDate?.trim() || null, items: records, setAside };
 }
 
 // --- the notice HTML ----------------------------------------------------------------------------

@@ -24,7 +24,7 @@ export const caHc: SourceAdapter = {
   fetch: (ctx) => fetchHcDump(ctx),
   acceptsFile: (name) => name.toLowerCase().endsWith('.json'),
   parse(page: RawPage): ParsedPage {
-    const rows = parseHcDump(page.body, page.url);
-    return { dataAsOf: hcDataAsOf(rows), drafts: selectHcRows(rows).map(normaliseHcRow) };
+    const { records, setAside } = parseHcDump(page.body, page.url);
+    return { dataAsOf: hcDataAsOf(records), drafts: selectHcRows(records).map(normaliseHcRow), setAside };
   },
 };

@@ -2,12 +2,12 @@
  * Health Canada's Recalls and Safety Alerts open-data dump (English, `HCRSAMOpenData.json`) as
  * served: one bare JSON array of rows, validated leniently at the edge. Unknown columns pass
  * (some tooling also reads `Main issue`, `Secondary issue`, `Bacteria subtype`), known columns
- * must be text or null, and every row needs its `NID`. Anything else is drift and fails here,
- * loudly, as a format error.
+ * must be text or null, and every row needs its `NID`. A row that does not is set aside with
+ * the reason; a body that is not an array of rows is drift and fails here, loudly.
  */
 import { Type, type Static } from '@sinclair/typebox';
 import { formatError } from '../../errors.ts';
-import { compileValidator } from '../../validate.ts';
+import { checkRecords, compileValidator, fieldOf, type CheckedRecords } from '../../validate.ts';
 
 /** A text column: the dump writes `null` for missing values (`Product`, `Last updated` …). */
 const Text = Type.Optional(Type.Union([Type.String(), Type.Null()]));
@@ -44,10 +44,11 @@ export function hcRecordId(row: HcRow): string {
 }
 
 /**
- * Parses and validates the dump. Throws UpstreamError('format') naming the first offending place
- * when the body is not JSON (a leading byte-order mark is allowed), not an array, or a row drifted.
+ * Parses and validates the dump; a row that drifted is set aside with its reason. Throws
+ * UpstreamError('format') when the body is not JSON (a leading byte-order mark is allowed) or
+ * not an array.
  */
-export function parseHcDump(body: Buffer | string, url?: string): HcRow[] {
+export function parseHcDump(body: Buffer | string, url?: string): CheckedRecords<HcRow> {
   let json: unknown;
   try {
     const text = typeof body === 'string' ? body : body.toString('utf8');
@@ -61,11 +62,9 @@ export function parseHcDump(body: Buffer | string, url?: string): HcRow[] {
       url,
     );
   }
-  return json.map((row, i) => {
-    if (!HcRowValidator.check(row)) {
-      throw formatError(`Health Canada row [${i}] drifted: ${HcRowValidator.firstError(row)}`, url);
-    }
-    if (hcRecordId(row) === '') throw formatError(`Health Canada row [${i}] drifted: empty NID`, url);
-    return row;
+  return checkRecords(json, HcRowValidator, {
+    place: (i) => `[${i}]`,
+    idOf: fieldOf('NID'),
+    refuse: (row) => (hcRecordId(row) === '' ? 'empty NID' : null),
   });
 }

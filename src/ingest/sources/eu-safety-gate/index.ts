@@ -32,9 +32,13 @@ export const euSafetyGate: SourceAdapter = {
         (max, r) => (max === null || r.publicationDate > max ? r.publicationDate : max),
         null,
       );
-      return { dataAsOf: newest, drafts: [] };
+      return { dataAsOf: newest, drafts: [], setAside: [] };
     }
-    const { reportDate, notifications } = doc.report;
-    return { dataAsOf: null, drafts: notifications.map((n) => normaliseNotification(n, reportDate)) };
+    const { reportDate, notifications, setAside } = doc.report;
+    return {
+      dataAsOf: null,
+      drafts: notifications.map((n) => normaliseNotification(n, reportDate)),
+      setAside,
+    };
   },
 };

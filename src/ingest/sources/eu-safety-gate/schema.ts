@@ -2,13 +2,15 @@
  * The two Safety Gate XML documents as served, validated leniently at the edge: the weekly
  * report list (`<Safety-Gate><weeklyReport>…`) and one weekly report (`<Safety-Gate>
  * <report_date>…<notifications>…`). Unknown elements pass; the elements we read must be text;
- * every notification needs a case number and every report a publication date. Anything else
- * is drift and fails here, loudly, as a format error.
+ * every notification needs a case number and every report a publication date. A notification
+ * that breaks this is set aside with the reason; anything else is drift and fails here,
+ * loudly, as a format error.
  */
 import { Type, type Static } from '@sinclair/typebox';
 import { XMLParser, XMLValidator } from 'fast-xml-parser';
 import { formatError } from '../../errors.ts';
-import { compileValidator } from '../../validate.ts';
+import type { SetAside } from '../../source.ts';
+import { checkRecords, compileValidator, fieldOf } from '../../validate.ts';
 
 /** Elements that may repeat; read as arrays even when there is one. */
 const REPEATED = new Set(['weeklyReport', 'notifications', 'picture']);
@@ -90,6 +92,8 @@ export interface WeeklyReport {
   /** YYYY-MM-DD. */
   reportDate: string;
   notifications: Notification[];
+  /** Notifications that drifted, set aside with the reason. */
+  setAside: SetAside[];
 }
 
 export type SafetyGateDocument =
@@ -174,16 +178,11 @@ function parseReport(root: Record<string, unknown>, url: string | undefined): We
   const reportDate = safetyGateDate(root.report_date);
   if (reportDate === null)
     throw formatError(`Safety Gate report_date is not a date: "${root.report_date}"`, url);
-  const notifications = (root.notifications ?? []).map((n, i) => {
-    if (!NotificationValidator.check(n)) {
-      throw formatError(
-        `Safety Gate notifications[${i}] drifted: ${NotificationValidator.firstError(n)}`,
-        url,
-      );
-    }
-    return n;
+  const { records, setAside } = checkRecords(root.notifications ?? [], NotificationValidator, {
+    place: (i) => `notifications[${i}]`,
+    idOf: fieldOf('caseNumber'),
   });
-  return { reportDate, notifications };
+  return { reportDate, notifications: records, setAside };
 }
 
 /**

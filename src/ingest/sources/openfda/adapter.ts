@@ -42,6 +42,7 @@ export function createOpenFdaAdapter(id: string, productPath: OpenFdaProductPath
       return {
         dataAsOf: dataAsOf(parsed.meta.last_updated),
         drafts: parsed.results.map((record) => normaliseOpenFdaRecord(record, productPath)),
+        setAside: parsed.setAside,
       };
     },
   };

@@ -5,7 +5,8 @@
  */
 import { Type, type Static } from '@sinclair/typebox';
 import { formatError } from '../../errors.ts';
-import { compileValidator } from '../../validate.ts';
+import type { SetAside } from '../../source.ts';
+import { checkRecords, compileValidator, fieldOf } from '../../validate.ts';
 
 /** A text field: openFDA omits empty fields on some records and sends "" on others. */
 const Text = Type.Optional(Type.Union([Type.String(), Type.Null()]));
@@ -76,14 +77,17 @@ const PageShape = Type.Object(
 export interface OpenFdaPage {
   meta: Static<typeof OpenFdaMeta>;
   results: OpenFdaRecord[];
+  /** Records that drifted, set aside with the reason. */
+  setAside: SetAside[];
 }
 
 const PageShapeValidator = compileValidator(PageShape);
 const OpenFdaRecordValidator = compileValidator(OpenFdaRecord);
 
 /**
- * Parses and validates one openFDA page. Throws UpstreamError('format') naming the first
- * offending place when the body is not JSON, not `{meta, results[]}`, or a record drifted.
+ * Parses and validates one openFDA page; a record that drifted is set aside with its reason.
+ * Throws UpstreamError('format') naming the first offending place when the body is not JSON
+ * or not `{meta, results[]}`.
  */
 export function parseOpenFdaPage(body: Buffer | string, url?: string): OpenFdaPage {
   let json: unknown;
@@ -95,15 +99,9 @@ export function parseOpenFdaPage(body: Buffer | string, url?: string): OpenFdaPa
   if (!PageShapeValidator.check(json)) {
     throw formatError(`openFDA page is not {meta, results[]}: ${PageShapeValidator.firstError(json)}`, url);
   }
-  const results: OpenFdaRecord[] = [];
-  json.results.forEach((record, i) => {
-    if (!OpenFdaRecordValidator.check(record)) {
-      throw formatError(
-        `openFDA record results[${i}] drifted: ${OpenFdaRecordValidator.firstError(record)}`,
-        url,
-      );
-    }
-    results.push(record);
+  const { records, setAside } = checkRecords(json.results, OpenFdaRecordValidator, {
+    place: (i) => `results[${i}]`,
+    idOf: fieldOf('recall_number'),
   });
-  return { meta: json.meta, results };
+  return { meta: json.meta, results: records, setAside };
 }

@@ -45,14 +45,16 @@ export async function* fetchFoodAlerts(ctx: FetchContext): AsyncGenerator<RawPag
       }
       const url = fsaListUrl(ctx.baseUrl, page * FSA_PAGE_LIMIT, since);
       const body = (await ctx.fetcher.get(url)).body;
-      const { items } = parseFoodAlertPage(body, url);
-      if (items.length === 0) return;
-      const notations = items.map((i) => i.notation).join('\n');
+      const { items, setAside } = parseFoodAlertPage(body, url);
+      // Alerts set aside still count as served, for paging.
+      const served = items.length + setAside.length;
+      if (served === 0) return;
+      const notations = [...items.map((i) => i.notation), ...setAside.map((s) => s.record)].join('\n');
       if (notations === previous)
         throw formatError('FSA food alerts: paging does not advance (_offset ignored?)', url);
       previous = notations;
       yield { name: name(), body, url };
-      if (items.length < FSA_PAGE_LIMIT) return;
+      if (served < FSA_PAGE_LIMIT) return;
     }
   }
 
@@ -69,5 +71,6 @@ export async function* fetchFoodAlerts(ctx: FetchContext): AsyncGenerator<RawPag
   // Nothing changed: observe the newest alerts (one page) instead.
   const url = fsaListUrl(ctx.baseUrl, 0, null);
   const body = (await ctx.fetcher.get(url)).body;
-  if (parseFoodAlertPage(body, url).items.length > 0) yield { name: name(), body, url };
+  const newest = parseFoodAlertPage(body, url);
+  if (newest.items.length + newest.setAside.length > 0) yield { name: name(), body, url };
 }

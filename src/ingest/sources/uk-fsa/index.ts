@@ -36,11 +36,11 @@ export const ukFsa: SourceAdapter = {
   fetch: (ctx) => fetchFoodAlerts(ctx),
   acceptsFile: (name) => /\.json$/i.test(name),
   parse(page: RawPage): ParsedPage {
-    const { items } = parseFoodAlertPage(page.body, page.url);
+    const { items, setAside } = parseFoodAlertPage(page.body, page.url);
     // The feed's freshness is its newest change, which the first page (newest first) carries.
     // Later pages hold older alerts and say nothing about freshness, so they give no stamp
     // (the run keeps the oldest stamp of its pages).
     const first = /^page-0*1\.json$/i.test(page.name);
-    return { dataAsOf: first ? newestChange(items) : null, drafts: items.map(normaliseFoodAlert) };
+    return { dataAsOf: first ? newestChange(items) : null, drafts: items.map(normaliseFoodAlert), setAside };
   },
 };

@@ -3,23 +3,34 @@
  * alert alike), validated leniently at the edge: unknown properties pass, the properties we
  * read must have a shape we know, and every alert needs its notation. The API is linked data
  * rendered as JSON, so a property with one value may come as that value or as a one-element
- * array, and a coded value as a string or as `{"@id", "label"}`; both are accepted. Anything
- * else is drift and fails here, loudly, as a format error.
+ * array, and a coded value as a string or as `{"@id", "label"}`; both are accepted. An alert
+ * that breaks this is set aside with the reason; a page that is not `{items[]}` is drift and
+ * fails here, loudly, as a format error.
  */
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import { formatError } from '../../errors.ts';
-import { compileValidator } from '../../validate.ts';
+import type { SetAside } from '../../source.ts';
+import { checkRecords, compileValidator, fieldOf } from '../../validate.ts';
 
 /** A value that may be given once or as a list. */
 const OneOrMany = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Array(schema)]);
 
-/** A coded or labelled value: a plain string, or an object carrying a label or a literal. */
+/** A literal: a plain string, or a language-tagged one (`{"@value": "…", "@language": "en"}`). */
+const Literal = Type.Union([
+  Type.String(),
+  Type.Object({ '@value': Type.String() }, { additionalProperties: true }),
+]);
+
+/**
+ * A coded or labelled value: a plain string, or an object carrying a label or a literal. Real
+ * alerts give some labels as a list (`country[].label: ["England", "England"]`).
+ */
 export const Labelled = Type.Union([
   Type.String(),
   Type.Object(
     {
       '@id': Type.Optional(Type.String()),
-      label: Type.Optional(Type.String()),
+      label: Type.Optional(OneOrMany(Literal)),
       '@value': Type.Optional(Type.String()),
       notation: Type.Optional(Type.String()),
     },
@@ -100,14 +111,17 @@ const PageShape = Type.Object(
 
 export interface FoodAlertPage {
   items: FoodAlert[];
+  /** Alerts that drifted, set aside with the reason. */
+  setAside: SetAside[];
 }
 
 const PageShapeValidator = compileValidator(PageShape);
 const FoodAlertValidator = compileValidator(FoodAlert);
 
 /**
- * Parses and validates one page of the Food Alerts API. Throws UpstreamError('format') naming
- * the first offending place when the body is not JSON, not `{items[]}`, or an alert drifted.
+ * Parses and validates one page of the Food Alerts API; an alert that drifted is set aside
+ * with its reason. Throws UpstreamError('format') naming the first offending place when the
+ * body is not JSON or not `{items[]}`.
  */
 export function parseFoodAlertPage(body: Buffer | string, url?: string): FoodAlertPage {
   let json: unknown;
@@ -119,13 +133,11 @@ export function parseFoodAlertPage(body: Buffer | string, url?: string): FoodAle
   if (!PageShapeValidator.check(json)) {
     throw formatError(`FSA food alerts page is not {items[]}: ${PageShapeValidator.firstError(json)}`, url);
   }
-  const items = json.items.map((item, i) => {
-    if (!FoodAlertValidator.check(item)) {
-      throw formatError(`FSA alert items[${i}] drifted: ${FoodAlertValidator.firstError(item)}`, url);
-    }
-    return item;
+  const { records, setAside } = checkRecords(json.items, FoodAlertValidator, {
+    place: (i) => `items[${i}]`,
+    idOf: fieldOf('notation'),
   });
-  return { items };
+  return { items: records, setAside };
 }
 
 /** A value given once or as a list, as a list. */
@@ -134,8 +146,14 @@ export function asList<T>(value: T | T[] | null | undefined): T[] {
   return Array.isArray(value) ? value : [value];
 }
 
-/** The text of a labelled value: the string itself, else its `label`, else its `@value`. */
+/** The text of a literal, plain or language-tagged. */
+function literalText(value: Static<typeof Literal>): string {
+  return typeof value === 'string' ? value : value['@value'];
+}
+
+/** The text of a labelled value: the string itself, else its (first non-empty) `label`, else its `@value`. */
 export function labelText(value: Labelled): string | null {
-  const text = typeof value === 'string' ? value : (value.label ?? value['@value'] ?? null);
-  return text === null || text.trim() === '' ? null : text.trim();
+  const candidates =
+    typeof value === 'string' ? [value] : [...asList(value.label).map(literalText), value['@value'] ?? ''];
+  return candidates.map((t) => t.trim()).find((t) => t !== '') ?? null;
 }

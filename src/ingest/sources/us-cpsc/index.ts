@@ -24,7 +24,8 @@ export const usCpsc: SourceAdapter = {
   fetch: fetchCpscRecalls,
   acceptsFile: (name) => name.toLowerCase().endsWith('.json'),
   parse(page: RawPage): ParsedPage {
-    const drafts = parseCpscPage(page.body, page.url).map(normaliseCpscRecord);
+    const { records, setAside } = parseCpscPage(page.body, page.url);
+    const drafts = records.map(normaliseCpscRecord);
     // The newest publication date in the answer: CPSC sends no freshness stamp of its own.
     let dataAsOf: string | null = null;
     for (const d of drafts) {
@@ -32,6 +33,6 @@ export const usCpsc: SourceAdapter = {
         dataAsOf = d.published_date;
       }
     }
-    return { dataAsOf, drafts };
+    return { dataAsOf, drafts, setAside };
   },
 };

@@ -2,14 +2,13 @@
  * The CPSC Recall Retrieval answer as served: a bare JSON array of recall records, validated
  * leniently at the edge. Unknown fields pass; every field is optional except `RecallID`
  * (CPSC sends `""` or `[]` for empty fields, and mirrors may drop them); the fields the adapter
- * reads must have the type CPSC documents. Anything else is drift and fails here, loudly, as a
- * format error naming the place. CPSC reports its own errors as HTTP 200 with one record
+ * reads must have the type CPSC documents. A record that does not is set aside with the place
+ * and the reason; a page that is not an array of records is drift and fails here, loudly. CPSC reports its own errors as HTTP 200 with one record
  * `RecallID: 0`, `Title: "Error retrieving Recalls: …"`: that is a format error too.
  */
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
-import type { ValueError } from '@sinclair/typebox/value';
 import { formatError } from '../../errors.ts';
-import { compileValidator, type Validator } from '../../validate.ts';
+import { checkRecords, compileValidator, fieldOf, type CheckedRecords } from '../../validate.ts';
 
 /** A text field: `""` when empty, absent in mirrors that strip empty fields. */
 const Text = Type.Optional(Type.Union([Type.String(), Type.Null()]));
@@ -32,6 +31,7 @@ export const CpscRecord = Type.Object(
     Description: Text,
     URL: Text,
     Products: List({ Name: Text, Description: Text, Model: Text, Type: Text }),
+    Images: List({ Caption: Text }),
     Hazards: List({ Name: Text }),
     Remedies: List({ Name: Text }),
     RemedyOptions: List({ Option: Text }),
@@ -49,32 +49,19 @@ const ERROR_TITLE = /^\s*Error retrieving Recalls\b/i;
 const PageShapeValidator = compileValidator(PageShape);
 const CpscRecordValidator = compileValidator(CpscRecord);
 
-/** The first place where `value` breaks the validator's schema, as `<prefix><path>: <message>`. */
-function firstError(validator: Validator<TSchema>, value: unknown, prefix = ''): string {
-  const first = validator.firstValueError(value);
-  if (first === undefined) return `${prefix || '/'}: does not match`;
-  const error = deepest(first);
-  return `${prefix}${error.path || '/'}: ${error.message}`;
-}
-
-/** Inside a union (`[…] | null`), the deepest failing place names the drift best. */
-function deepest(error: ValueError): ValueError {
-  let best = error;
-  for (const branch of error.errors) {
-    for (const inner of branch) {
-      const candidate = deepest(inner);
-      if (candidate.path.length > best.path.length) best = candidate;
-    }
-  }
-  return best;
+/** CPSC's in-band report of a failed query: `RecallID: 0`, `Title: "Error retrieving Recalls: …"`. */
+function isErrorRecord(record: unknown): record is { Title?: unknown } {
+  if (record === null || typeof record !== 'object') return false;
+  const { RecallID, Title } = record as Record<string, unknown>;
+  return RecallID === 0 || (typeof Title === 'string' && ERROR_TITLE.test(Title));
 }
 
 /**
- * Parses and validates one CPSC answer. Throws UpstreamError('format') when the body is not
- * JSON, not an array, holds a record that drifted, or is CPSC's in-band error record.
- * An empty array is a valid answer (a quiet date window).
+ * Parses and validates one CPSC answer. A record that drifted is set aside with its place and
+ * reason. Throws UpstreamError('format') when the body is not JSON, not an array, or is CPSC's
+ * in-band error record. An empty array is a valid answer (a quiet date window).
  */
-export function parseCpscPage(body: Buffer | string, url?: string): CpscRecord[] {
+export function parseCpscPage(body: Buffer | string, url?: string): CheckedRecords<CpscRecord> {
   let json: unknown;
   try {
     json = JSON.parse(typeof body === 'string' ? body : body.toString('utf8'));
@@ -83,19 +70,13 @@ export function parseCpscPage(body: Buffer | string, url?: string): CpscRecord[]
   }
   if (!PageShapeValidator.check(json)) {
     throw formatError(
-      `CPSC answer is not a bare array of recalls: ${firstError(PageShapeValidator, json)}`,
+      `CPSC answer is not a bare array of recalls: ${PageShapeValidator.firstError(json)}`,
       url,
     );
   }
-  const records: CpscRecord[] = [];
-  json.forEach((record, i) => {
-    if (!CpscRecordValidator.check(record)) {
-      throw formatError(`CPSC record drifted at ${firstError(CpscRecordValidator, record, `[${i}]`)}`, url);
-    }
-    if (record.RecallID === 0 || ERROR_TITLE.test(record.Title ?? '')) {
-      throw formatError(`CPSC answered with an error record: ${record.Title ?? '(no title)'}`, url);
-    }
-    records.push(record);
-  });
-  return records;
+  const error = json.find(isErrorRecord);
+  if (error !== undefined) {
+    throw formatError(`CPSC answered with an error record: ${String(error.Title ?? '(no title)')}`, url);
+  }
+  return checkRecords(json, CpscRecordValidator, { place: (i) => `[${i}]`, idOf: fieldOf('RecallID') });
 }

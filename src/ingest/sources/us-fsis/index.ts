@@ -25,10 +25,11 @@ export const usFsis: SourceAdapter = {
   fetch: (ctx) => fetchFsisRecalls(ctx),
   acceptsFile: (name) => name.toLowerCase().endsWith('.json'),
   parse(page: RawPage): ParsedPage {
-    const records = parseFsisPage(page.body, page.url);
+    const { records, setAside } = parseFsisPage(page.body, page.url);
     return {
       dataAsOf: fsisDataAsOf(records),
       drafts: selectFsisRecords(records).map(normaliseFsisRecord),
+      setAside,
     };
   },
 };

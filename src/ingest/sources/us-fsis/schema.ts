@@ -1,8 +1,8 @@
 /**
  * The FSIS recall API response as served (one bare JSON array of records), validated leniently
  * at the edge: unknown fields pass, known fields must have the type FSIS documents, and every
- * record needs a language and a recall number. Anything else is drift and fails here, loudly,
- * as a format error.
+ * record needs a language and a recall number. A record that does not is set aside with the
+ * reason; a body that is not an array of records is drift and fails here, loudly.
  *
  * Ten multi-value fields changed from comma-joined strings to JSON arrays of strings in June
  * 2026 (reported by justanesta/consumer-product-recalls, "Finding S"); both shapes are accepted,
@@ -10,7 +10,7 @@
  */
 import { Type, type Static } from '@sinclair/typebox';
 import { formatError } from '../../errors.ts';
-import { compileValidator } from '../../validate.ts';
+import { checkRecords, compileValidator, fieldOf, type CheckedRecords } from '../../validate.ts';
 
 /** A scalar text field: FSIS sends `""` for an empty value; `null` and absence are tolerated. */
 const Text = Type.Optional(Type.Union([Type.String(), Type.Null()]));
@@ -69,10 +69,10 @@ export function fsisRecallNumber(record: FsisRecord): string {
 }
 
 /**
- * Parses and validates one FSIS response body. Throws UpstreamError('format') naming the first
- * offending place when the body is not JSON, not an array, or a record drifted.
+ * Parses and validates one FSIS response body; a record that drifted is set aside with its
+ * reason. Throws UpstreamError('format') when the body is not JSON or not an array.
  */
-export function parseFsisPage(body: Buffer | string, url?: string): FsisRecord[] {
+export function parseFsisPage(body: Buffer | string, url?: string): CheckedRecords<FsisRecord> {
   let json: unknown;
   try {
     const text = typeof body === 'string' ? body : body.toString('utf8');
@@ -83,13 +83,9 @@ export function parseFsisPage(body: Buffer | string, url?: string): FsisRecord[]
   if (!PageShapeValidator.check(json)) {
     throw formatError(`FSIS response is not a bare JSON array: ${PageShapeValidator.firstError(json)}`, url);
   }
-  return json.map((record, i) => {
-    if (!FsisRecordValidator.check(record)) {
-      throw formatError(`FSIS record [${i}] drifted: ${FsisRecordValidator.firstError(record)}`, url);
-    }
-    if (fsisRecallNumber(record) === '') {
-      throw formatError(`FSIS record [${i}] drifted: no field_recall_number`, url);
-    }
-    return record;
+  return checkRecords(json, FsisRecordValidator, {
+    place: (i) => `[${i}]`,
+    idOf: fieldOf('field_recall_number'),
+    refuse: (record) => (fsisRecallNumber(record) === '' ? 'no field_recall_number' : null),
   });
 }

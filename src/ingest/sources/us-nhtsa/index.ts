@@ -1,5 +1,5 @@
 /** NHTSA vehicle, equipment, tire and child-seat recall campaigns, from the FLAT_RCL flat file. */
-import type { ParsedPage, RawPage, SourceAdapter, SourceMeta } from '../../source.ts';
+import type { ParsedPage, RawPage, SetAside, SourceAdapter, SourceMeta } from '../../source.ts';
 import { fetchFlatRcl } from './fetch.ts';
 import { CampaignMerger } from './normalise.ts';
 import { flatRclText, forEachFlatRclRow } from './parse.ts';
@@ -19,11 +19,17 @@ const meta: SourceMeta = {
   defaultBaseUrl: 'https://static.nhtsa.gov',
 };
 
-/** Parses one page: the FLAT_RCL zip or its text file, every row merged into its campaign. */
+/** Parses one page: the FLAT_RCL zip or its text file, every readable row merged into its campaign. */
 export function parseFlatRclPage(page: RawPage): ParsedPage {
   const merger = new CampaignMerger();
-  forEachFlatRclRow(flatRclText(page.body, page.url), (row) => merger.add(row), page.url);
-  return { dataAsOf: merger.dataAsOf(), drafts: merger.drafts() };
+  const setAside: SetAside[] = [];
+  forEachFlatRclRow(
+    flatRclText(page.body, page.url),
+    (row) => merger.add(row),
+    page.url,
+    (row) => setAside.push(row),
+  );
+  return { dataAsOf: merger.dataAsOf(), drafts: merger.drafts(), setAside };
 }
 
 export const usNhtsa: SourceAdapter = {

@@ -5,6 +5,7 @@
  */
 import { unzipSync } from 'fflate';
 import { UpstreamError, formatError } from '../../errors.ts';
+import type { SetAside } from '../../source.ts';
 import { parseFlatRclRow, type FlatRclRow } from './schema.ts';
 
 /** Largest text file accepted inside the zip (today's is about 300 MB). */
@@ -78,14 +79,20 @@ function lineEnd(text: Buffer): Buffer {
 /**
  * Calls `onRow` for every row of the tab-separated text, in file order. Rows end in CRLF (or
  * in LF when the file uses LF); empty lines are skipped; fields are split on tabs with no
- * quoting (a `"` is an ordinary character in the narratives). Throws UpstreamError('format')
- * naming the first row that does not have the documented shape.
+ * quoting (a `"` is an ordinary character in the narratives). A row that does not have the
+ * documented shape is handed to `onSetAside` with its line and the reason, or, without it,
+ * throws UpstreamError('format') naming the row.
  *
  * Split by hand rather than with csv-parse: with quoting off, a row is exactly `split('\t')`,
  * and csv-parse reads about 15 MB/s here, which would hold the event loop of `serve` for some
  * 20 seconds on the 300 MB file; this takes about one.
  */
-export function forEachFlatRclRow(text: Buffer, onRow: (row: FlatRclRow) => void, url?: string): void {
+export function forEachFlatRclRow(
+  text: Buffer,
+  onRow: (row: FlatRclRow) => void,
+  url?: string,
+  onSetAside?: (row: SetAside) => void,
+): void {
   const eol = lineEnd(text);
   const eolText = eol.toString('latin1');
   let line = 0;
@@ -103,7 +110,15 @@ export function forEachFlatRclRow(text: Buffer, onRow: (row: FlatRclRow) => void
       line += 1;
       if (line === 1 && raw.charCodeAt(0) === 0xfeff) raw = raw.slice(1);
       if (raw.trim() === '') continue;
-      onRow(parseFlatRclRow(raw.split('\t'), line, url));
+      let row: FlatRclRow;
+      try {
+        row = parseFlatRclRow(raw.split('\t'), line, url);
+      } catch (error) {
+        if (onSetAside === undefined || !(error instanceof UpstreamError)) throw error;
+        onSetAside({ record: `line ${line}`, reason: error.message.replace(/^FLAT_RCL line \d+:? /, '') });
+        continue;
+      }
+      onRow(row);
     }
     start = end;
   }
