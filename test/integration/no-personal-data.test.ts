@@ -22,13 +22,44 @@ const SAMPLES = fileURLToPath(new URL('../../samples/', import.meta.url));
 
 const EMAIL = /[\w.+-]+@[\w-]+(\.[\w-]+)+/g;
 const PHONE = /(\+?1[-. ]?)?\(?\b\d{3}\)?[-. ]\d{3}[-. ]\d{4}\b/g;
-/** Two or three capitalised words: how a person is named in a media-contact field. */
-const NAME = /\b[A-Z][a-z]+(?: [A-Z]\.)? [A-Z][a-z]+(?:-[A-Z][a-z]+)?\b/g;
-/** Firms are named in contact fields too; they are not personal data. */
-const BUSINESS =
-  /\b(Provisions|Foods?|Farms?|Inc|LLC|Ltd|Company|Co|Corp|Meats?|Market|Brands?|Products|Packing|Kitchen|Bakery|Dairy|Services?|Group|Sausage|Poultry|Seafood)\b/;
-const NOT_NAMES =
-  /^(Media|Press|Public|Consumer|Customer|Contact|Office|Affairs|Relations|Phone|Email|Inquiries|Food|Safety|Inspection|Service|Department|Agriculture|Company|United|States|Monday|Friday|Eastern|Time|Toll|Free)\b/;
+/**
+ * A person's name as FSIS contact fields print it: two to four capitalised words, with initials,
+ * hyphens and apostrophes (`Charles O’Neill`, `Nikki Credic-Barrett`, `Marwan Mahaboob Basha`).
+ */
+const PERSON = /^\p{Lu}[\p{L}’'.-]*(?: \p{Lu}[\p{L}’'.-]*){1,3}$/u;
+/** Words that make a contact line a firm or a desk rather than a person ("Perdue Consumer Care"). */
+const NOT_A_PERSON =
+  /\b(Provisions|Foods?|Farms?|Inc|LLC|Ltd|Company|Co|Corp|Meats?|Market|Brands?|Products|Packing|Kitchen|Bakery|Dairy|Services?|Group|Sausage|Poultry|Seafood|Consumer|Customer|Care|Line|Media|Press|Relations|Affairs|Office|Department|Team|Hotline)\b/;
+
+/**
+ * The people an FSIS contact field names. `field_media_contact` holds one person (the FSIS press
+ * officer). `field_company_media_contact` holds blocks of "Company Contact", the firm (sometimes
+ * after a job title), then the person, optionally followed by their job title after a comma,
+ * then a phone number and an e-mail address. The person is that third line; the firm line is
+ * never taken, so firm, product and place names are not mistaken for people.
+ */
+function peopleIn(key: string, value: string): string[] {
+  const tidy = (s: string) =>
+    s
+      .replace(/&amp;/g, '&')
+      .replace(/&#0?39;/g, "'")
+      .replace(/\s+/g, ' ')
+      .trim();
+  const candidates: string[] = [];
+  if (/^field_media_contact$/.test(key)) candidates.push(...value.split(/[,;\n]/));
+  if (/^field_company_media_contact$/.test(key)) {
+    for (const block of value.split(/Company Contact/).slice(1)) {
+      const lines = block
+        .split('\n')
+        .map(tidy)
+        .filter((l) => l !== '');
+      const person = lines[1];
+      if (person !== undefined && !PHONE_OR_EMAIL.test(person)) candidates.push(person.split(',')[0]!);
+    }
+  }
+  return candidates.map(tidy).filter((c) => PERSON.test(c) && !NOT_A_PERSON.test(c));
+}
+const PHONE_OR_EMAIL = /@|\d{3}[-. )]\d{3}/;
 
 interface Contacts {
   emails: Set<string>;
@@ -43,10 +74,7 @@ function collectContacts(dir: string, into: Contacts): void {
       if (key === undefined || !/contact/i.test(key)) return;
       for (const m of value.matchAll(EMAIL)) into.emails.add(m[0]);
       for (const m of value.matchAll(PHONE)) into.phones.add(m[0].replace(/^\+?1[-. ]?/, '').trim());
-      if (/media_contact/i.test(key)) {
-        for (const m of value.matchAll(NAME))
-          if (!NOT_NAMES.test(m[0]) && !BUSINESS.test(m[0])) into.names.add(m[0]);
-      }
+      for (const person of peopleIn(key, value)) into.names.add(person);
     } else if (Array.isArray(value)) {
       for (const v of value) visit(v, key);
     } else if (value !== null && typeof value === 'object') {
@@ -96,9 +124,15 @@ test('no e-mail, phone number or name from a contact field is stored anywhere', 
     const contacts: Contacts = { emails: new Set(), phones: new Set(), names: new Set() };
     for (const from of mirrors) collectContacts(from, contacts);
     assert.ok(
-      contacts.emails.size > 0 && contacts.phones.size > 0,
+      contacts.emails.size > 0 && contacts.phones.size > 0 && contacts.names.size > 0,
       'the samples do hold contact data to look for',
     );
+    // The people the real FSIS records name; their firms (Yu Shang Food, Jen’s Breakfast Burritos,
+    // conSup North America, Salm Partners) are not people and are not looked for.
+    for (const person of ['Ling Li', 'Michael Martinez', 'Meredith Carothers', 'Charles O’Neill'])
+      assert.ok(contacts.names.has(person), `${person} is looked for`);
+    for (const firm of ['Yu Shang', 'Breakfast Burritos', 'North America', 'Salm Partners'])
+      assert.ok(![...contacts.names].some((n) => n.includes(firm)), `${firm} is a firm, not a person`);
 
     const db = new SQLite(join(dir, 'r.db'), { readonly: true });
     const corpus = ['recalls', 'identifiers', 'revisions']
