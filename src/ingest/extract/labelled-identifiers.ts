@@ -13,63 +13,18 @@
 import type { Confidence, IdentifierKind } from '../../domain/identifiers/kinds.ts';
 import { normaliseIdentifier } from '../../domain/identifiers/normalise.ts';
 import type { Identifier } from '../../domain/recall.ts';
+import { CodeRunReader, MIN_CODE_LENGTH, type CodeSink } from './code-runs.ts';
+import { isCodeShaped, isQuantity } from './code-shapes.ts';
+import { findLabels, type Label } from './labels.ts';
+import { tokenize, type Token } from './tokens.ts';
 
 export interface ExtractOptions {
   /** Extract only these kinds (default: every kind this extractor knows). */
   kinds?: readonly IdentifierKind[];
 }
 
-type Family = 'barcode' | 'ndc' | 'udi' | 'lot' | 'model';
-
 /** ASCII hyphen and Unicode dashes, for use inside a character class (the hyphen escaped). */
 const DASH = '\\-\u2010\u2011\u2012\u2013';
-
-// ---------------------------------------------------------------------------------------------
-// Labels
-// ---------------------------------------------------------------------------------------------
-
-/**
- * A label head, then an optional qualifier (`code(s)`, `No.`, `Number`, `#` …), an optional
- * parenthetical (`(REF)`, `(s)`), punctuation (`:`, `#`, `=`) and filler (`is`, `are`, `of`).
- * Heads that are ordinary words (`Product`, `Item`, `Part`, `Catalog`) count only with a qualifier.
- */
-const LABEL = new RegExp(
-  String.raw`(?<![A-Za-z0-9])(?:` +
-    String.raw`(?<upc>UPC(?:-?[AE])?s?)` +
-    String.raw`|(?<ean>EAN(?:-?(?:13|8))?s?)` +
-    String.raw`|(?<gtin>GTIN(?:-?(?:8|12|13|14))?s?|bar ?codes?)` +
-    String.raw`|(?<ndc>NDCs?)` +
-    String.raw`|(?<udi>UDI(?:[-/ ]?DI)?s?)` +
-    String.raw`|(?<batch>batch(?:es|\(es\))?(?:\s*\/\s*lots?)?)` +
-    String.raw`|(?<lot>lot(?:s|\(s\))?(?:\s*\/\s*batch(?:es)?)?)` +
-    String.raw`|(?<model>models?(?:\(s\))?(?:\s*\/\s*catalog(?:ue)?)?|P\/N|REF)` +
-    String.raw`|(?<modelq>(?:catalog(?:ue)?|cat\.?|part|item|product)(?=\s*(?:codes?|numbers?|nos?\b|nbr\b|#)))` +
-    String.raw`)(?![A-Za-z])` +
-    String.raw`(?:[ \t]*(?:codes?|numbers?|nos?\.?|nbr\.?|num\.?)(?![A-Za-z]))?` +
-    String.raw`(?:\s*\((?:s|REF|#)\))?` +
-    String.raw`(?:\s*[:#=]+)?` +
-    String.raw`(?:\s+(?<filler>is|are|of)(?![A-Za-z]))?`,
-  'gi',
-);
-
-function familyOf(
-  groups: Record<string, string | undefined>,
-): { family: Family; kind: IdentifierKind } | null {
-  if (groups.upc !== undefined) return { family: 'barcode', kind: 'upc' };
-  if (groups.ean !== undefined) return { family: 'barcode', kind: 'ean' };
-  if (groups.gtin !== undefined) return { family: 'barcode', kind: 'gtin' };
-  if (groups.ndc !== undefined) return { family: 'ndc', kind: 'ndc' };
-  if (groups.udi !== undefined) return { family: 'udi', kind: 'udi' };
-  if (groups.batch !== undefined) return { family: 'lot', kind: 'batch' };
-  if (groups.lot !== undefined) return { family: 'lot', kind: 'lot' };
-  if (groups.model !== undefined) {
-    // `REF` is a label only in capitals, as printed on device labels ("ref" is an ordinary word).
-    if (/^ref$/i.test(groups.model) && groups.model !== 'REF') return null;
-    return { family: 'model', kind: 'model' };
-  }
-  if (groups.modelq !== undefined) return { family: 'model', kind: 'model' };
-  return null;
-}
 
 // ---------------------------------------------------------------------------------------------
 // Value shapes
@@ -93,22 +48,6 @@ const CODE_TOKEN = new RegExp(String.raw`[A-Za-z0-9](?:[A-Za-z0-9]|[${DASH}/.](?
 const MONTH = String.raw`(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?`;
 const DATE = String.raw`(?:\d{1,2}[/.${DASH}]\d{1,2}[/.${DASH}]\d{2,4}|\d{4}[/.${DASH}]\d{1,2}(?:[/.${DASH}]\d{1,2})?|\d{1,2}[/.${DASH}]\d{2,4}|\d{8}|\d{1,2} ?${MONTH} ?\d{2,4}|${MONTH} ?\d{1,2},? \d{4}|${MONTH} ?\d{2,4})(?![A-Za-z0-9/])`;
 
-/** Values that are dates, whatever label precedes them. */
-const DATE_SHAPES: readonly RegExp[] = [
-  new RegExp(String.raw`^\d{1,2}[/.${DASH}]\d{1,2}[/.${DASH}]\d{2,4}$`),
-  new RegExp(String.raw`^\d{4}[/.${DASH}]\d{1,2}(?:[/.${DASH}]\d{1,2})?$`),
-  new RegExp(String.raw`^\d{1,2}[/.${DASH}](?:19|20)\d{2}$`),
-  /^\d{1,2}\/\d{2}$/,
-  new RegExp(String.raw`^\d{1,2}${MONTH}\d{2,4}$`, 'i'),
-  new RegExp(String.raw`^${MONTH}\d{2,4}$`, 'i'),
-];
-/** Quantities, weights and sizes: `56oz`, `25lb`, `500G`, `12ct`. */
-const QUANTITY = /^\d+(?:\.\d+)?(?:oz|lbs?|g|kg|mg|mcg|ml|l|ct|pk|gal|in|mm|cm|ft|%)$/i;
-/** Phone numbers: `800-555-1234`, `1-800-555-1234`. */
-const PHONE = new RegExp(String.raw`^(?:1[${DASH}.])?\d{3}[${DASH}.]\d{3}[${DASH}.]\d{4}$`);
-/** Model years and year ranges: `2017-2019`. */
-const YEAR_RANGE = new RegExp(String.raw`^(?:19|20)\d{2}[${DASH}/](?:19|20)?\d{2}$`);
-
 /** An expiry or sell-by phrase with its date, skipped inside lot lists: `Exp. 07/18`, `Best By: 1/18/2027`. */
 const EXPIRY_PHRASE = new RegExp(
   String.raw`\s*\(?\s*(?:exp(?:\.|iry|iration|ires)?|use[ ${DASH}]?by|best[ ${DASH}]?by|best before|best if used by|sell[ ${DASH}]?by|mfg\.?|manufactured|production)(?:\s*dates?)?\s*[.:]*\s*(?:dates?\s*[.:]*\s*)?${DATE}\s*\)?`,
@@ -116,14 +55,21 @@ const EXPIRY_PHRASE = new RegExp(
 );
 /** A short parenthetical after a value: `(S)`, `(exp. 01/20/2023)`. */
 const PARENTHETICAL = /\s*\([^()]{0,40}\)/y;
-/** List separators: `,`, `;`, `&`, `and`, `or`, a spaced slash; `, and` counts as one. */
-const SEPARATOR = /\s*(?:[,;&](?:\s*(?:and|or)(?![A-Za-z]))?|(?:and|or)(?![A-Za-z])|\s\/(?=\s))\s*/iy;
+/** List separators: `,`, `;`, `&`, `and`, `or` (and Spanish and French `y`, `o`, `et`, `ou`), a spaced slash; `, and` counts as one. */
+const SEPARATOR =
+  /\s*(?:[,;&](?:\s*(?:and|or|y|et|o|ou)(?![A-Za-z]))?|(?:and|or|y|et|o|ou)(?![A-Za-z])|\s\/(?=\s))\s*/iy;
 /** Nouns that make the number before them a count, not a lot: "Lot 5 cases". */
 const COUNT_NOUN =
   /\s+(?:units?|cases?|bottles?|boxes?|bags?|packages?|cartons?|pieces?|pcs|kits?|vials?|tubes?|jars?|cans?|trays?|pallets?|count)(?![A-Za-z])/iy;
+/** A range word after a value, before its other end: "to", "thru", "through", a spaced dash or tilde. */
+const RANGE_TO = new RegExp(String.raw`\s+(?:to|thru|through|until|[${DASH}~])\s+(?=[A-Za-z0-9])`, 'iy');
 /** Words that end a value or a list (labels and date words), never values themselves. */
 const STOP_WORDS = new Set([
   'and',
+  'y',
+  'et',
+  'o',
+  'ou',
   'or',
   'exp',
   'expiry',
@@ -174,25 +120,13 @@ function endsCleanly(text: string, end: number): boolean {
   return next === '.' && !/\d/.test(text.charAt(end + 1));
 }
 
-function isDateShaped(value: string): boolean {
-  return DATE_SHAPES.some((re) => re.test(value));
-}
-
-/** Whether a lot/batch/model token can be an identifier at all (before normalisation). */
-function isCodeShaped(value: string, family: Family): boolean {
-  if (!/\d/.test(value)) return false;
-  if (isDateShaped(value) || QUANTITY.test(value) || PHONE.test(value)) return false;
-  if (family === 'model' && YEAR_RANGE.test(value)) return false;
-  return true;
-}
-
 // ---------------------------------------------------------------------------------------------
 // Collecting results
 // ---------------------------------------------------------------------------------------------
 
 const RANK: Record<Confidence, number> = { exact: 0, extracted: 1, inferred: 2 };
 
-class Collector {
+class Collector implements CodeSink {
   readonly found: Identifier[] = [];
   constructor(private readonly kinds: ReadonlySet<IdentifierKind> | null) {}
 
@@ -221,9 +155,6 @@ class Collector {
     return true;
   }
 }
-
-/** Minimum normalised length of a lot, batch or model taken from prose (shorter is too generic). */
-const MIN_CODE_LENGTH = 3;
 
 // ---------------------------------------------------------------------------------------------
 // Per-family list readers: each starts right after a label and reads as many items as follow
@@ -287,7 +218,11 @@ function readUdis(text: string, start: number, out: Collector): void {
  * One lot or batch value, possibly printed in space-separated groups ("CR 18 13B"). Returns
  * the values read (several when the groups are really a space-separated list) and the end.
  */
-function readCodeGroups(text: string, pos: number, family: Family): { values: string[]; end: number } | null {
+function readCodeGroups(
+  text: string,
+  pos: number,
+  family: 'lot' | 'model',
+): { values: string[]; end: number } | null {
   const first = sticky(CODE_TOKEN, text, pos);
   if (!first) return null;
   const groups = [{ text: first[0], start: pos }];
@@ -313,7 +248,13 @@ function readCodeGroups(text: string, pos: number, family: Family): { values: st
   return { values: [text.slice(pos, end)], end };
 }
 
-function readCodes(text: string, start: number, kind: IdentifierKind, family: Family, out: Collector): void {
+function readCodes(
+  text: string,
+  start: number,
+  kind: IdentifierKind,
+  family: 'lot' | 'model',
+  out: Collector,
+): void {
   let pos = start;
   for (let first = true; ; first = false) {
     if (!first) {
@@ -329,6 +270,8 @@ function readCodes(text: string, start: number, kind: IdentifierKind, family: Fa
     let end = read.end;
     if (!endsCleanly(text, end)) return;
     if (sticky(COUNT_NOUN, text, end)) return;
+    // "40012000 to 40098999": the two ends of a range are a family of codes, not codes.
+    if (sticky(RANGE_TO, text, end)) return;
     for (const value of read.values) out.add(kind, value, 'inferred', MIN_CODE_LENGTH);
     const paren = sticky(PARENTHETICAL, text, end);
     if (paren) end += paren[0].length;
@@ -355,14 +298,17 @@ export function extractLabelledIdentifiers(text: string, opts: ExtractOptions = 
   const out = new Collector(opts.kinds ? new Set(opts.kinds) : null);
   if (!text) return [];
 
-  // An exec loop rather than matchAll, which clones the (large) label expression on every call.
-  LABEL.lastIndex = 0;
-  for (let m = LABEL.exec(text); m !== null; m = LABEL.exec(text)) {
-    const label = familyOf(m.groups ?? {});
-    if (!label) continue;
-    if (m.groups?.filler?.toLowerCase() === 'of' && label.family !== 'barcode') continue;
-    const start = m.index + m[0].length;
+  const labels = findLabels(text);
+  const tokens = labels.length === 0 ? [] : tokenize(text);
+  const runs = new CodeRunReader(text, tokens, labels, out);
+  // A table read after one label also covers the labels of its header and body.
+  let readUntil = 0;
+  for (const label of labels) {
+    if (label.start < readUntil) continue;
+    if (label.of && label.family !== 'barcode') continue;
+    const start = label.end;
     const valueStart = start + sticky(SPACES, text, start)![0].length;
+    const before = out.found.length;
     switch (label.family) {
       case 'barcode':
         readBarcodes(text, valueStart, label.kind, out);
@@ -378,13 +324,47 @@ export function extractLabelledIdentifiers(text: string, opts: ExtractOptions = 
         readCodes(text, valueStart, label.kind, label.family, out);
         break;
     }
+    if (label.family !== 'ndc' && label.family !== 'udi') {
+      // A lot list read above keeps its grouping ("code 5G6 21X8" is one code, not two).
+      const listRead = label.family === 'lot' && out.found.length > before;
+      readUntil = Math.max(readUntil, runs.read(label, { listRead }));
+    }
+    if (label.bare) readCodeBefore(tokens, label, out);
   }
   // Every GS1 element string found anywhere starts with `(01)`: most prose has none.
   if (text.includes('(01)')) {
     for (const m of text.matchAll(GS1_ANYWHERE)) out.addUdi(m[0].replace(/[.,;:]+$/, ''));
   }
 
-  return mergeIdentifiers(out.found);
+  return withoutLotsThatAreModels(mergeIdentifiers(out.found));
+}
+
+/**
+ * Drops a lot or batch read from prose whose code was also read as a model of the same
+ * recall: a table's serial column or a list's neighbour took a model for a lot, and a model
+ * number stored as a lot would match a shop's lot code by accident.
+ */
+export function withoutLotsThatAreModels(ids: readonly Identifier[]): Identifier[] {
+  const models = new Set(ids.filter((i) => i.kind === 'model').map((i) => i.normalized));
+  return ids.filter(
+    (i) =>
+      !((i.kind === 'lot' || i.kind === 'batch') && i.confidence === 'inferred' && models.has(i.normalized)),
+  );
+}
+
+/**
+ * A model code printed before a bare "model" ("the 10-quart DUAF-10 model"): taken only when
+ * it mixes letters and digits, so "the 2019 model" or "the 12-inch model" give nothing.
+ */
+function readCodeBefore(tokens: readonly Token[], label: Label, out: Collector): void {
+  let lo = 0;
+  while (lo < tokens.length && tokens[lo]!.end <= label.start) lo += 1;
+  const before = tokens[lo - 1];
+  if (before === undefined || label.start - before.end !== 1) return;
+  const value = before.text;
+  if (/[A-Za-z]/.test(value) && isCodeShaped(value, 'model') && !isQuantity(value.replace(/-/g, ''))) {
+    out.add('model', value, 'inferred', MIN_CODE_LENGTH);
+  }
 }
 
 /**

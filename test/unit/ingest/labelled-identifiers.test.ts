@@ -217,7 +217,6 @@ const NOTHING: [string, string][] = [
   ['unlabelled digit runs', 'net wt 16 oz 012345678905'],
   ['unlabelled codes', 'SUL4839705; SUL4839706; SUL4853771'],
   ['unlabelled codes', '77A05112  77A05232  77A05302'],
-  ['unlabelled codes', 'Yellow Icing - Code D16-095 & D-16-096'],
   ['weights and quantities', 'Net Weight 25 lb, 36 bags for a total case weight of 27 lbs.'],
   ['weights and quantities', 'Lot 5 cases'],
   ['weights and quantities', 'a lot of 500 units'],
@@ -235,7 +234,11 @@ const NOTHING: [string, string][] = [
   ['model years', 'Model Year 2019, models 2017-2019'],
   ['short codes', 'Lot 12'],
   ['not an identifier after the label', 'Lot: see attached list'],
-  ['serial numbers are not lots', 'Serial Numbers: AP0447, AP0448'],
+  ['serial numbers as ranges', 'Serial numbers 40012000 to 40098999'],
+  ['serial numbers as prefixes', 'serial numbers starting with FC32 and ending in 211'],
+  ['wildcards and formats', 'Date Code (in Serial Number) 911XXXXXX, a date code formatted as 20XX YY-58'],
+  ['battery types and sizes', 'Model numbers CR2032, LR44/357, 2XL and 50mm/55mm/65mm'],
+  ['zip and promo codes', 'zip code 60510 and promo code 12345'],
 ];
 
 for (const [why, text] of NOTHING) {
@@ -243,6 +246,155 @@ for (const [why, text] of NOTHING) {
     assert.deepEqual(extractLabelledIdentifiers(text), []);
   });
 }
+
+// --- lists and flattened tables (labelling.md rules 4 and 5) --------------------------------
+
+test('reads every value of a multi-brand list of model numbers', () => {
+  assert.deepEqual(
+    ids(
+      'The following brands and model numbers are included: Acme Model Numbers KX-200A KX-200A-C KX-310B Bolt Model Numbers BT-44 BT-45X.',
+    ),
+    [
+      'model:BT44:inferred:BT-44',
+      'model:BT45X:inferred:BT-45X',
+      'model:KX200A:inferred:KX-200A',
+      'model:KX200AC:inferred:KX-200A-C',
+      'model:KX310B:inferred:KX-310B',
+    ],
+  );
+});
+
+test('reads the model column of a product table flattened into prose, not its sizes', () => {
+  assert.deepEqual(
+    ids(
+      'The recalled ranges are: Name Model 36-inch Range AB123/BK/P AB123/S/P 48-inch Range AB148/BK/P AB148/S/P',
+    ),
+    [
+      'model:AB123BKP:inferred:AB123/BK/P',
+      'model:AB123SP:inferred:AB123/S/P',
+      'model:AB148BKP:inferred:AB148/BK/P',
+      'model:AB148SP:inferred:AB148/S/P',
+    ],
+  );
+});
+
+test('a model list introduced by a colon, after other words, separated by spaces', () => {
+  assert.deepEqual(
+    ids(
+      'The following model numbers are included in this recall regardless of date manufactured: AWR070BLST3P8U AWR105BLST3P8U AWR140BLST3P8U',
+    ),
+    [
+      'model:AWR070BLST3P8U:inferred:AWR070BLST3P8U',
+      'model:AWR105BLST3P8U:inferred:AWR105BLST3P8U',
+      'model:AWR140BLST3P8U:inferred:AWR140BLST3P8U',
+    ],
+  );
+});
+
+test('a table of models and serial-number ranges gives the models; the ranges are families, not codes', () => {
+  assert.deepEqual(
+    ids(
+      'Model Number Serial Number Range FCRE3052BW VF34618193 thru VF34618322 FCRE305CBW VF34601466 thru VF34601608 FCRG3051BB VF34508449 thru VF34508592',
+    ),
+    [
+      'model:FCRE3052BW:inferred:FCRE3052BW',
+      'model:FCRE305CBW:inferred:FCRE305CBW',
+      'model:FCRG3051BB:inferred:FCRG3051BB',
+    ],
+  );
+  assert.deepEqual(
+    ids(
+      'Refrigerator Model First serial number Last serial number GDIM-49NT 9466976 10040916 GDM-45 9344197 10010080 GDM-47 9300299 10010063',
+    ),
+    ['model:GDIM49NT:inferred:GDIM-49NT', 'model:GDM45:inferred:GDM-45', 'model:GDM47:inferred:GDM-47'],
+  );
+});
+
+test('a table with an item, a description and a barcode column: items as models, barcodes by check digit', () => {
+  assert.deepEqual(
+    ids(
+      "ITEM # PRODUCT DESCRIPTION UPC BAR CODE 426028 MGA's Mini Verse PIZZA PARTY 035051426028 589938 MGA's Miniverse Food S3A PDQ 035051589938 593768 MGA's Mini Hllwn PDQ 035051591768",
+    ),
+    [
+      'model:426028:inferred:426028',
+      'model:589938:inferred:589938',
+      'model:593768:inferred:593768',
+      'upc:00035051426028:extracted:035051426028',
+      'upc:00035051589938:extracted:035051589938',
+    ],
+  );
+});
+
+test('lots in quotes and under Spanish and French labels; a lot code ending in G is not a weight', () => {
+  assert.deepEqual(
+    ids(
+      'with lot code "23342-2" and use-by date "12 8 25"; lot code “217638176,” and establishment number “P-27497”; lot codes “03.07.25.C1-1” and “03.07.25.C1-2”; and lot code 4162G.',
+    ),
+    [
+      'lot:030725C11:inferred:03.07.25.C1-1',
+      'lot:030725C12:inferred:03.07.25.C1-2',
+      'lot:217638176:inferred:217638176',
+      'lot:233422:inferred:23342-2',
+      'lot:4162G:inferred:4162G',
+    ],
+  );
+  assert.deepEqual(ids('con códigos de lote LPK1WA046, LPK1WA048, y LPK1WA050 impresos en la etiqueta'), [
+    'lot:LPK1WA046:inferred:LPK1WA046',
+    'lot:LPK1WA048:inferred:LPK1WA048',
+    'lot:LPK1WA050:inferred:LPK1WA050',
+  ]);
+  assert.deepEqual(ids('numéro de lot 2312A et code de lot 2401B'), [
+    'lot:2312A:inferred:2312A',
+    'lot:2401B:inferred:2401B',
+  ]);
+});
+
+test('serial numbers listed one by one are lots; a "code" label names lots; Julian dates are date codes', () => {
+  assert.deepEqual(ids('Serial Numbers: AP0447, AP0448'), [
+    'lot:AP0447:inferred:AP0447',
+    'lot:AP0448:inferred:AP0448',
+  ]);
+  assert.deepEqual(ids('Yellow Icing - Code D16-095 & D-16-096'), [
+    'lot:D16095:inferred:D16-095',
+    'lot:D16096:inferred:D-16-096',
+  ]);
+  assert.deepEqual(ids('with Julian dates 3453 and 0154 printed on the side'), [
+    'lot:0154:inferred:0154',
+    'lot:3453:inferred:3453',
+  ]);
+});
+
+test('VINs under their label, extracted when the check digit holds', () => {
+  assert.deepEqual(
+    ids(
+      'Model Numbers VIN KAT1000ARFNN JKAATCA12RB500001 KAF1000LRFNN JKAAFCL17RB500001 KAF1000MRFNN JKAAFCM19RB500001',
+    ),
+    [
+      'model:KAF1000LRFNN:inferred:KAF1000LRFNN',
+      'model:KAF1000MRFNN:inferred:KAF1000MRFNN',
+      'model:KAT1000ARFNN:inferred:KAT1000ARFNN',
+      'vin:JKAAFCL17RB500001:extracted:JKAAFCL17RB500001',
+      'vin:JKAAFCM19RB500001:extracted:JKAAFCM19RB500001',
+      'vin:JKAATCA12RB500001:extracted:JKAATCA12RB500001',
+    ],
+  );
+});
+
+test('a model printed before a bare "model", and a model with its variant suffix', () => {
+  assert.deepEqual(ids('The 10-quart DUAF-10 model is about 17 inches long; the 2019 model is not.'), [
+    'model:DUAF10:inferred:DUAF-10',
+  ]);
+  assert.deepEqual(
+    ids(
+      'Model Numbers Model Name KAF1000LRFNN/LRFNL MULE PRO-FX 1000 KAT1000BRFNN/BRFNL MULE PRO-FXT 1000 KAT1000CRFNN/CRFNL',
+    ),
+    [
+      'model:KAF1000LRFNN:inferred:KAF1000LRFNN',
+      'model:KAT1000BRFNN:inferred:KAT1000BRFNN',
+      'model:KAT1000CRFNN:inferred:KAT1000CRFNN',
+    ],
+  );
+});
 
 test('a number shaped like an NDC but labelled as a product number is a model, never an NDC', () => {
   assert.deepEqual(ids('Product Number: 69420-8351-1 Lot Number: U701SF1 UDI Code: N/A'), [

@@ -20,7 +20,17 @@ import {
  */
 const EXPECTED_IDENTIFIERS: Record<string, ExpectedIdentifier[]> = {
   // "Catalog Number 448010"; "Serial Numbers: AP0447, …" are serials.
-  'Z-0198-2018': [['model', '448010', '448010', 'inferred']],
+  // "Catalog Number 448010"; "Serial Numbers: AP0447, …, AP0458 & AP0463" (serial numbers name lots).
+  'Z-0198-2018': [
+    ['lot', 'AP0447', 'AP0447', 'inferred'],
+    ['lot', 'AP0448', 'AP0448', 'inferred'],
+    ['lot', 'AP0449', 'AP0449', 'inferred'],
+    ['lot', 'AP0450', 'AP0450', 'inferred'],
+    ['lot', 'AP0451', 'AP0451', 'inferred'],
+    ['lot', 'AP0458', 'AP0458', 'inferred'],
+    ['lot', 'AP0463', 'AP0463', 'inferred'],
+    ['model', '448010', '448010', 'inferred'],
+  ],
   // "Product No. 90885 and 90888".
   'Z-1506-2015': [
     ['model', '90885', '90885', 'inferred'],
@@ -59,8 +69,38 @@ const EXPECTED_IDENTIFIERS: Record<string, ExpectedIdentifier[]> = {
     ['model', '383516', '383516', 'inferred'],
     ['udi', '(01)00382903835164', '00382903835164', 'extracted'],
   ],
-  // "Model 880505-01 & 880505-11"; thirty serial numbers are not taken.
+  // "Model 880505-01 & 880505-11"; "Serial Numbers: 309658, 310007, …, 345085" (thirty, as lots).
   'Z-0441-2019': [
+    ['lot', '309658', '309658', 'inferred'],
+    ['lot', '310007', '310007', 'inferred'],
+    ['lot', '319209', '319209', 'inferred'],
+    ['lot', '319822', '319822', 'inferred'],
+    ['lot', '319823', '319823', 'inferred'],
+    ['lot', '319824', '319824', 'inferred'],
+    ['lot', '319825', '319825', 'inferred'],
+    ['lot', '319826', '319826', 'inferred'],
+    ['lot', '319827', '319827', 'inferred'],
+    ['lot', '319829', '319829', 'inferred'],
+    ['lot', '319830', '319830', 'inferred'],
+    ['lot', '319831', '319831', 'inferred'],
+    ['lot', '330695', '330695', 'inferred'],
+    ['lot', '330696', '330696', 'inferred'],
+    ['lot', '330697', '330697', 'inferred'],
+    ['lot', '331862', '331862', 'inferred'],
+    ['lot', '331914', '331914', 'inferred'],
+    ['lot', '332387', '332387', 'inferred'],
+    ['lot', '332586', '332586', 'inferred'],
+    ['lot', '332587', '332587', 'inferred'],
+    ['lot', '332589', '332589', 'inferred'],
+    ['lot', '333755', '333755', 'inferred'],
+    ['lot', '333761', '333761', 'inferred'],
+    ['lot', '333762', '333762', 'inferred'],
+    ['lot', '334833', '334833', 'inferred'],
+    ['lot', '342515', '342515', 'inferred'],
+    ['lot', '342518', '342518', 'inferred'],
+    ['lot', '342523', '342523', 'inferred'],
+    ['lot', '345084', '345084', 'inferred'],
+    ['lot', '345085', '345085', 'inferred'],
     ['model', '880505-01', '88050501', 'inferred'],
     ['model', '880505-11', '88050511', 'inferred'],
   ],
@@ -71,9 +111,12 @@ const EXPECTED_IDENTIFIERS: Record<string, ExpectedIdentifier[]> = {
     ['model', '17-5220/01', '17522001', 'inferred'],
     ['udi', '04026575284658', '04026575284658', 'extracted'],
   ],
-  // "Model Number: TPS-301-1113-020101"; "UDI: M572TPS3011113011" is neither GS1 nor HIBCC
-  // (no "+") nor ICCBBA, so it is refused rather than guessed.
-  'Z-0899-2022': [['model', 'TPS-301-1113-020101', 'TPS3011113020101', 'inferred']],
+  // "Model Number: TPS-301-1113-020101"; "Serial Number: 0496242"; "UDI: M572TPS3011113011" is
+  // neither GS1 nor HIBCC (no "+") nor ICCBBA, so it is refused rather than guessed.
+  'Z-0899-2022': [
+    ['lot', '0496242', '0496242', 'inferred'],
+    ['model', 'TPS-301-1113-020101', 'TPS3011113020101', 'inferred'],
+  ],
   'Z-2317-2017': [], // code_info "Unknown"
   // "Item No. 15-2979/02; UDI-DI: 04026575328109."
   'Z-2049-2023': [

@@ -32,7 +32,12 @@ const EXPECTED_IDENTIFIERS: Record<string, ExpectedIdentifier[]> = {
     ['lot', '9280012', '9280012', 'inferred'],
   ],
   // "Code D16-095 & D-16-096": a bare "Code" label does not name lots.
-  'F-1517-2016': [['upc', '10074865110157', '10074865110157', 'extracted']],
+  // "UPC #10074865110157"; "Yellow Icing - Code D16-095 & D-16-096" (a "code" label names lots).
+  'F-1517-2016': [
+    ['lot', 'D16-095', 'D16095', 'inferred'],
+    ['lot', 'D-16-096', 'D16096', 'inferred'],
+    ['upc', '10074865110157', '10074865110157', 'extracted'],
+  ],
   // "IFF Code: 76185", "Net Weight 25 lb" and the production date are not identifiers.
   'F-1238-2013': [['batch', '0004711598', '0004711598', 'inferred']],
   // "UPC 4122033749" has 10 digits; "Best By: 08/27/19" is a date.
@@ -71,7 +76,13 @@ const EXPECTED_IDENTIFIERS: Record<string, ExpectedIdentifier[]> = {
   'F-1387-2012': [], // expiry dates only
   'F-1643-2012': [], // "UPC 4149812863" has 10 digits; the codes in code_info are unlabelled
   // "code 5G6 21X8" is not labelled as a lot.
-  'F-1616-2016': [['upc', '0 15400 19670 3', '00015400196703', 'extracted']],
+  // "UPC 0 15400 19670 3"; "code 5G6 21X8 HH:MM" ×3: each code printed in two groups.
+  'F-1616-2016': [
+    ['lot', '5G6 21X8', '5G621X8', 'inferred'],
+    ['lot', '5H6 11X8', '5H611X8', 'inferred'],
+    ['lot', '5H6 12X8', '5H612X8', 'inferred'],
+    ['upc', '0 15400 19670 3', '00015400196703', 'extracted'],
+  ],
   // "42-207 L1" is unlabelled.
   'F-1377-2014': [['upc', '0 44100 11244 7', '00044100112447', 'extracted']],
   'F-0189-2023': [], // "UPC 330223-11478" (11 digits) fails its check digit; sell-by dates

@@ -69,8 +69,9 @@ const TEST_LINE =
 
 /**
  * Every notice of the two fixtures, read by hand from the fixture files. Identifiers: only
- * labelled UPCs (valid check digit) and lot codes; "EST. 99901", "P-99902", case codes, dates
- * and the UPC with a wrong check digit ("0 12345 90103 5" in 902-2026) are not identifiers.
+ * labelled UPCs (valid check digit) and lot and case codes (a "code" label names a lot,
+ * labelling.md rule 5); "EST. 99901", "P-99902", dates and the UPC with a wrong check digit
+ * ("0 12345 90103 5" in 902-2026) are not identifiers.
  */
 const EXPECTED: Record<string, ExpectedDraft> = {
   '901-2026': {
@@ -103,6 +104,7 @@ const EXPECTED: Record<string, ExpectedDraft> = {
     summaryStart: TEST_LINE,
     identifiers: [
       ['lot', '26045', '26045', 'inferred'],
+      ['lot', '4471', '4471', 'inferred'],
       ['upc', '012345901027', '00012345901027', 'extracted'],
     ],
   },
@@ -158,7 +160,7 @@ const EXPECTED: Record<string, ExpectedDraft> = {
     date: '2026-05-05',
     url: 'https://www.fsis.usda.gov/es/retirada/datos-de-prueba-muestra-carnes-ficticio-retira-del-mercado-productos-de-empanadas',
     summaryStart: 'DATOS DE PRUEBA: no es un retiro real.',
-    identifiers: [], // "código de lote 2612": the Spanish label is not read
+    identifiers: [['lot', '2612', '2612', 'inferred']], // "código de lote 2612": a Spanish label
   },
   '905-2026': {
     // " 905-2026 " in the feed; empty press release and product list.
@@ -333,7 +335,7 @@ test('press release: contact paragraphs, and sentences with phones, e-mails or c
   assert.deepEqual(pressReleaseLines(null, []), []);
 });
 
-test('establishment numbers, dates, case codes and phone-shaped values are never identifiers', () => {
+test('establishment numbers, dates and phone-shaped values are never identifiers; a case code is a lot', () => {
   const record = {
     field_recall_number: '999-2026',
     langcode: 'English',
@@ -344,7 +346,9 @@ test('establishment numbers, dates, case codes and phone-shaped values are never
       '<p>The products bear establishment number “EST. M12345A” inside the USDA mark of inspection.</p>',
   };
   const [draft] = usFsis.parse({ name: 'x.json', body: Buffer.from(JSON.stringify([record])) }).drafts;
-  assert.deepEqual(draft?.identifiers, []);
+  assert.deepEqual(draft?.identifiers, [
+    { kind: 'lot', value: '7744', normalized: '7744', confidence: 'inferred' },
+  ]);
 });
 
 // --- twins, languages, record numbers --------------------------------------------------------

@@ -13,7 +13,11 @@ import { normaliseIdentifier } from '../../../domain/identifiers/normalise.ts';
 import type { Identifier, RecallDraft } from '../../../domain/recall.ts';
 import { classifyRemedy } from '../../../domain/remedy-rules.ts';
 import type { Remedy } from '../../../domain/taxonomy.ts';
-import { extractLabelledIdentifiers, mergeIdentifiers } from '../../extract/labelled-identifiers.ts';
+import {
+  extractLabelledIdentifiers,
+  mergeIdentifiers,
+  withoutLotsThatAreModels,
+} from '../../extract/labelled-identifiers.ts';
 import type { CpscRecord } from './schema.ts';
 
 /** CPSC's short remedy labels (`RemedyOptions[].Option`), lower-cased, mapped to the contract. */
@@ -110,22 +114,40 @@ export function isProseModelNoise(value: string, description: string): boolean {
   return /^(?:19|20)\d{2}$/.test(value) && /\bmodel years?\b/i.test(description);
 }
 
-/** Identifiers from the dedicated fields (`exact`) and labelled values in Description prose. */
+/**
+ * The prose a person reads on the recall's page, one text per field: the title, the
+ * description, each product's name and description, each image caption and the remedy text.
+ * `ConsumerContact` is never read, and neither are the firm, retailer and injury lists.
+ */
+function cpscProse(record: CpscRecord): string[] {
+  return [
+    record.Title,
+    record.Description,
+    ...(record.Products ?? []).flatMap((p) => [p.Name, p.Description]),
+    ...(record.Images ?? []).map((i) => i.Caption),
+    ...(record.Remedies ?? []).map((r) => r.Name),
+  ].filter((t): t is string => typeof t === 'string' && t.trim() !== '');
+}
+
+/** Identifiers from the dedicated fields (`exact`) and labelled values in the prose a person reads. */
 export function cpscIdentifiers(record: CpscRecord): Identifier[] {
-  const description = record.Description ?? '';
-  const prose = extractLabelledIdentifiers(description).filter(
-    (id) => id.kind !== 'model' || !isProseModelNoise(id.value, description),
+  const prose = cpscProse(record).flatMap((text) =>
+    extractLabelledIdentifiers(text).filter(
+      (id) => id.kind !== 'model' || !isProseModelNoise(id.value, text),
+    ),
   );
-  return mergeIdentifiers(
-    dedicated(
-      'model',
-      members(record.Products, (p) => p.Model),
+  return withoutLotsThatAreModels(
+    mergeIdentifiers(
+      dedicated(
+        'model',
+        members(record.Products, (p) => p.Model),
+      ),
+      dedicated(
+        'upc',
+        members(record.ProductUPCs, (u) => u.UPC),
+      ),
+      prose,
     ),
-    dedicated(
-      'upc',
-      members(record.ProductUPCs, (u) => u.UPC),
-    ),
-    prose,
   );
 }
 

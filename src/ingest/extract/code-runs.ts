@@ -1,0 +1,591 @@
+/**
+ * Everything an identifier label governs, read token by token: a list right after the label
+ * ("model numbers NQIH12KK, NQIH12QQ and NQIH12TX", "Lots 18024 18037 18043", values in
+ * quotes), a list introduced by a colon ("The following model numbers are included: AWR070…
+ * AWR105…"), and a product table flattened into prose, whose header names the columns
+ * ("Model Number Serial Number Range FCRE3052BW VF34618193 thru VF34618322 FCRE305CBW …",
+ * "ITEM # PRODUCT DESCRIPTION UPC BAR CODE 426028 MGA's … 035051426028 …").
+ *
+ * Precision first: a list ends at the first word that is not a separator; a table is read
+ * only when at least {@link MIN_TABLE_CODES} codes follow its header (prose after a label
+ * rarely holds three), and ends with its sentence. Within a table, each value goes to the
+ * column its shape fits (a barcode by its check digit; a model or a lot by the shape of the
+ * column's first value); ranges, open bounds and wildcards are families of codes, never
+ * codes; dates, quantities, measures, phone numbers and years are never models or lots.
+ */
+import type { Confidence, IdentifierKind } from '../../domain/identifiers/kinds.ts';
+import { normaliseIdentifier } from '../../domain/identifiers/normalise.ts';
+import { normaliseVin } from '../../domain/identifiers/vin.ts';
+import { isCodeShaped, isDateLike, isDayDate, isUnitWord, isYear } from './code-shapes.ts';
+import type { Label } from './labels.ts';
+import { endsSentence, type Token } from './tokens.ts';
+
+/** Where read values go: normalised and kept when the normaliser accepts them. */
+export interface CodeSink {
+  add(kind: IdentifierKind, value: string, confidence: Confidence, minLength?: number): boolean;
+}
+
+/** Minimum normalised length of a model or lot read from prose (shorter is too generic). */
+export const MIN_CODE_LENGTH = 3;
+/** Codes a flattened table needs after its header to be read as one. */
+export const MIN_TABLE_CODES = 3;
+/** Letters and digits from which a code with no column like it is read as a serial number. */
+const SERIAL_LENGTH = 12;
+/** Tokens between a label and its first value (a table header, "are included in this recall:"). */
+const MAX_LEAD_IN = 24;
+/** Tokens of the longest table read after one label (about 60 KB of prose). */
+const MAX_BODY = 10_000;
+
+/** A column a value can go to. */
+interface Column {
+  family: 'model' | 'lot' | 'barcode' | 'vin';
+  kind: IdentifierKind;
+  dateCodes: boolean;
+  /** The first value read into it: later values of the same shape belong here. */
+  first?: string;
+}
+
+/** Words allowed between a label and its first value without making it a table. */
+const FILLER = new Set([
+  'is',
+  'are',
+  'was',
+  'were',
+  'the',
+  'number',
+  'numbers',
+  'no',
+  'nos',
+  '#',
+  'code',
+  'codes',
+]);
+/** Separators between values. */
+const SEPARATORS = new Set([
+  ',',
+  ';',
+  '&',
+  '/',
+  'and',
+  'or',
+  '"',
+  '“',
+  '”',
+  "'",
+  '‘',
+  '’',
+  '«',
+  '»',
+  '+',
+  'y',
+  'et',
+]);
+/** Words between the two ends of a range ("VF34618193 thru VF34618322", "0815 - 1253"). */
+const RANGE_WORDS = new Set(['thru', 'through', 'to', '~', '-', '–', '—', 'until', 'till', 'al', 'a', 'au']);
+/** Words before a value that make it an open bound or a prefix ("starting with FC32", "ending in 211"). */
+const BOUND_BEFORE =
+  /^(?:starting|start|starts|beginning|begin|begins|ending|ends|end|prefix|prefixes|prefixed|from|after|before|above|below|over|under|than)$/i;
+/** A model code of capitals only, four or more, with inner `-`, `/`, `+`: `MPISUS`, `HWL-MTK-RT-IN`. */
+const LETTER_CODE = /^(?=[A-Z+/-]{4,}$)[A-Z]{2,}(?:[-/+]?[A-Z]+)*$/;
+/** Words in capitals that follow a model label but are not models. */
+const COMMON_CAPITALS = new Set([
+  'AND',
+  'OR',
+  'THE',
+  'ALL',
+  'NEW',
+  'NONE',
+  'WITH',
+  'ONLY',
+  'SEE',
+  'FROM',
+  'THAT',
+  'THIS',
+  'ARE',
+  'WERE',
+  'HAS',
+  'HAVE',
+  'INCLUDE',
+  'INCLUDES',
+  'INCLUDED',
+  'LISTED',
+  'BELOW',
+  'ABOVE',
+  'MODEL',
+  'MODELS',
+  'NUMBER',
+  'NUMBERS',
+  'SERIES',
+  'YEAR',
+  'YEARS',
+  'NAME',
+  'NAMES',
+  'BRAND',
+  'LABEL',
+  'PRINTED',
+  'LOCATED',
+  'FOUND',
+  'BOTTOM',
+  'BACK',
+  'FRONT',
+  'SIDE',
+  'TOP',
+  'UNIT',
+  'UNITS',
+  'PRODUCT',
+  'PRODUCTS',
+  'RECALL',
+  'RECALLED',
+  'SOLD',
+  'WHITE',
+  'BLACK',
+  'BLUE',
+  'RED',
+  'GREEN',
+  'GRAY',
+  'GREY',
+  'PINK',
+  'SILVER',
+  'GOLD',
+  'ORANGE',
+  'YELLOW',
+  'PURPLE',
+  'BROWN',
+  'SIZE',
+  'SMALL',
+  'MEDIUM',
+  'LARGE',
+  'KING',
+  'QUEEN',
+  'TWIN',
+  'FULL',
+  'PLUS',
+  'PRO',
+  'MAX',
+  'MINI',
+  'LITE',
+  'NOTE',
+]);
+
+/** Header words of a table whose two columns hold the two ends of a range. */
+const PAIRED_COLUMNS = /\b(?:range|from|start(?:ing)?|first|begin(?:ning)?)\b/i;
+
+/** Words after a value that make it an open bound ("3114 or older"). */
+const BOUND_AFTER =
+  /^(?:older|earlier|lower|later|newer|higher|greater|above|below|before|after|prior|up|onward|onwards)$/i;
+
+/** How a body is read: as a list or a table, how many codes it needs, whether ranges sit in two columns. */
+interface BodyOptions {
+  table: boolean;
+  minCodes: number;
+  pairs: boolean;
+  /** Where the label ends: returned when nothing was read. */
+  labelEnd: number;
+}
+
+/** One column per family, in the order of their first label (two serial-number columns are one). */
+function distinct(columns: readonly Column[]): Column[] {
+  return columns.filter((c, i) => columns.findIndex((d) => d.family === c.family) === i);
+}
+
+function columnOf(label: Label): Column {
+  return {
+    family:
+      label.family === 'barcode' || label.family === 'lot' || label.family === 'vin' ? label.family : 'model',
+    kind: label.kind,
+    dateCodes: label.dateCodes,
+  };
+}
+
+/** The shape of a code: its runs of letters, digits and punctuation (`GDM-47FC` → `A-9A`). */
+function shape(code: string): string {
+  return code
+    .replace(/[A-Za-z]+/g, 'A')
+    .replace(/\d+/g, '9')
+    .replace(/[^A9]+/g, '-');
+}
+
+/**
+ * How sure a value read from prose is (identifiers.md): a barcode's check digit held, and a
+ * VIN's when it holds, so `extracted`; models, lots and a VIN failing its check digit `inferred`.
+ */
+function confidenceOf(column: Column, value: string): Confidence {
+  if (column.family === 'barcode') return 'extracted';
+  if (column.family === 'vin') {
+    const vin = normaliseVin(value);
+    return vin.ok && vin.checkDigitValid ? 'extracted' : 'inferred';
+  }
+  return 'inferred';
+}
+
+/**
+ * A model printed with the suffix of its variant after a slash, "KAF1000LRFNN/LRFNL": the
+ * model as printed before the slash. Only when the part after the slash is four or more
+ * letters that replace as many letters at the model's end (a slash inside a model,
+ * "KX-200A/BK", or a region suffix, "NE58N9430SG/AA", stays).
+ */
+function withoutAlternateSuffix(value: string): string {
+  const m = /^([^/]*\d[^/]*?([A-Za-z]{4,}))\/([A-Za-z]{4,})$/.exec(value);
+  return m !== null && m[2]!.length === m[3]!.length ? m[1]! : value;
+}
+
+/** A shape up to its first punctuation: `A9-9` → `A9`. */
+function stem(shapeOf: string): string {
+  return shapeOf.split('-')[0]!;
+}
+
+/** The kinds of run a shape has: `A`, `9`, `A9`, `-9` … (letters, digits, punctuation). */
+function classes(shapeOf: string): string {
+  return [...new Set(shapeOf)].sort().join('');
+}
+
+/** Reads the values a label governs; see the module comment. */
+export class CodeRunReader {
+  private readonly labelAt = new Map<number, Label>();
+  /** Whether the body being read is a table with a header (not a list introduced by a colon). */
+  private headerTable = false;
+  /** Whether the text is written in capitals (NHTSA), where a word in capitals says nothing. */
+  private readonly capitals: boolean;
+
+  constructor(
+    private readonly text: string,
+    private readonly tokens: readonly Token[],
+    labels: readonly Label[],
+    private readonly out: CodeSink,
+  ) {
+    for (const label of labels) this.labelAt.set(label.start, label);
+    const letters = text.replace(/[^A-Za-z]/g, '');
+    this.capitals = letters.length > 0 && letters.replace(/[^A-Z]/g, '').length / letters.length > 0.7;
+  }
+
+  /** The index of the first token at or after a text offset. */
+  private tokenAt(offset: number): number {
+    let lo = 0;
+    let hi = this.tokens.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (this.tokens[mid]!.start < offset) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
+  }
+
+  /** A label starting exactly at token `i`, or undefined. */
+  private labelStartingAt(i: number): Label | undefined {
+    const t = this.tokens[i];
+    return t === undefined ? undefined : this.labelAt.get(t.start);
+  }
+
+  /**
+   * Reads what follows `label` (model, lot, VIN and barcode labels; a barcode label only as a
+   * table header, since its plain lists are read elsewhere, and a lot label's plain list only
+   * when `listRead` says the lot list reader found nothing there). Returns the text offset up to
+   * which a table was read (labels before it belong to its header or body), or the label's end.
+   */
+  read(label: Label, opts: { listRead?: boolean } = {}): number {
+    let columns: Column[] = [columnOf(label)];
+    /** Columns named after a colon: the table's header, when the label was in its introduction. */
+    const header: Column[] = [];
+    let i = this.tokenAt(label.end);
+    const leadStart = i;
+    let colon = false;
+    let words = 0;
+    for (; i < this.tokens.length; i++) {
+      if (i - leadStart > MAX_LEAD_IN || endsSentence(this.tokens, i)) return label.end;
+      const t = this.tokens[i]!;
+      if (t.text === ':') {
+        colon = true;
+        continue;
+      }
+      const inner = this.labelStartingAt(i);
+      if (inner !== undefined && inner.family !== 'ndc' && inner.family !== 'udi') {
+        (colon ? header : columns).push(columnOf(inner));
+        i = this.tokenAt(inner.end) - 1;
+        continue;
+      }
+      if (this.valueAt(i, header.length > 0 ? header : columns, words > 0 || colon) !== null) break;
+      if (!FILLER.has(t.text.toLowerCase()) && !/^[#/()\-–"“”'‘’«»,;]$/.test(t.text)) words += 1;
+    }
+    // "The following models and serial numbers are included: Model Serial No. …": the header
+    // after the colon names the columns, in its own order.
+    if (header.length > 0) columns = header;
+    const table = words > 0 || columns.length > 1;
+    // A plain list after a barcode label, or one already read by the lot list reader, is not read again.
+    if (!table && (label.family === 'barcode' || opts.listRead === true)) return label.end;
+    if (table && label.of) return label.end;
+    const leadIn = this.text.slice(label.start, this.tokens[i]?.start ?? this.text.length);
+    return this.body(i, distinct(columns), {
+      table,
+      minCodes: !table ? 1 : colon ? 1 : MIN_TABLE_CODES,
+      // "Serial Number Range Start … End", "First serial number Last serial number", "From To".
+      pairs: table && PAIRED_COLUMNS.test(leadIn),
+      labelEnd: label.end,
+    });
+  }
+
+  /** What token `i` is as a value of one of the columns: a barcode (possibly in groups) or a code. */
+  private valueAt(
+    i: number,
+    columns: readonly Column[],
+    table: boolean,
+  ): { column: number; value: string; next: number } | null {
+    const t = this.tokens[i];
+    if (t === undefined) return null;
+    // In a list right after a model label, a code of capitals alone: "MPISUS", "RRL-MTK-RT-IN".
+    if (!table && !this.capitals && LETTER_CODE.test(t.text) && !COMMON_CAPITALS.has(t.text)) {
+      const model = columns.findIndex((c) => c.family === 'model');
+      if (model !== -1 && normaliseIdentifier('model', t.text).ok)
+        return { column: model, value: t.text, next: i + 1 };
+    }
+    if (!/\d/.test(t.text)) return null;
+    const barcode = columns.findIndex((c) => c.family === 'barcode');
+    if (barcode !== -1) {
+      const b = this.barcodeAt(i, columns[barcode]!.kind);
+      if (b !== null) return { column: barcode, ...b };
+      // Beside a barcode column, a number of barcode length that fails its check digit is a
+      // misprinted barcode, never a model or a lot.
+      if (/^\d{11,14}$/.test(t.text)) return null;
+    }
+    // In a table, a code in brackets after a word is a description's detail ("60 Capsules
+    // (1029U)"); after a code it is that code's other number ("T30 (TM729)").
+    if (table && this.headerTable && this.inBracketsAfterWord(i)) return null;
+    const next = this.tokens[i + 1];
+    if (next !== undefined && isUnitWord(next.text)) return null;
+    if (this.isMeasureMark(i)) return null;
+    const text = withoutAlternateSuffix(t.text);
+    const fits = columns.flatMap((c, index) => (this.fits(text, c, table) ? [index] : []));
+    if (fits.length === 0) return null;
+    // In a list, a code may end in a short group in capitals after a space: "MG10X CV".
+    const after = this.tokens[i + 2];
+    if (
+      !table &&
+      next !== undefined &&
+      /^[A-Z]{2,3}$/.test(next.text) &&
+      this.text.slice(t.end, next.start) === ' ' &&
+      (after === undefined || /^[,;.)]$/.test(after.text) || SEPARATORS.has(after.text.toLowerCase()))
+    ) {
+      return { column: fits[0]!, value: `${text} ${next.text}`, next: i + 2 };
+    }
+    return { column: fits[0]!, value: text, next: i + 1 };
+  }
+
+  /** Whether token `i` is inside brackets that open right after a word (not a code). */
+  private inBracketsAfterWord(i: number): boolean {
+    for (let j = i - 1; j >= 0 && j >= i - 8; j--) {
+      const t = this.tokens[j]!.text;
+      if (t === ')') return false;
+      if (t === '(') {
+        const before = this.tokens[j - 1]?.text ?? '';
+        return /^[A-Za-z][A-Za-z'’-]*$/.test(before) && !/\d/.test(before);
+      }
+    }
+    return false;
+  }
+
+  /** A number with an inch or foot mark glued to it (`72"`, `14'`), not the closing quote of `"0214"`. */
+  private isMeasureMark(i: number): boolean {
+    const [prev, t, next] = [this.tokens[i - 1], this.tokens[i]!, this.tokens[i + 1]];
+    if (next === undefined || next.start !== t.end || !/^["'”’]$/.test(next.text) || !/^\d+$/.test(t.text))
+      return false;
+    return !(prev !== undefined && prev.end === t.start && /^["'“‘]$/.test(prev.text));
+  }
+
+  private fits(value: string, column: Column, table: boolean): boolean {
+    if (column.family === 'barcode') return false;
+    if (column.family === 'vin') return normaliseVin(value).ok;
+    // A date code may look like a date (`JUL24`, `2024-01`), but a whole calendar date, or a
+    // month written out with a separator (`Nov-19`), is a date.
+    if (column.dateCodes && isDateLike(value))
+      return !isDayDate(value) && !/[A-Za-z].*[-/. ]|[-/. ].*[A-Za-z]/.test(value);
+    if (!isCodeShaped(value, column.family)) return false;
+    if ((table || column.family === 'model') && isYear(value)) return false;
+    // Codes in tables are printed in capitals; "240z", "3pk", "w/1956" are description words.
+    if (table && /\p{Ll}/u.test(value) && !/\p{Ll}/u.test(column.first ?? '')) return false;
+    // A number of three digits or fewer in a table is a size, a count or an engine, not a code.
+    if (table && /^\d{1,3}$/.test(value)) return false;
+    const n = normaliseIdentifier(column.kind, value);
+    return n.ok && n.normalized.length >= MIN_CODE_LENGTH;
+  }
+
+  /** A barcode at token `i`: one token, or digit groups separated by spaces ("0 50875 82840 7"). */
+  private barcodeAt(i: number, kind: IdentifierKind): { value: string; next: number } | null {
+    let digits = '';
+    let best: { value: string; next: number } | null = null;
+    for (let j = i; j < this.tokens.length && j < i + 6; j++) {
+      const t = this.tokens[j]!;
+      if (!/^\d[\d-]*$/.test(t.text) || (j > i && t.start - this.tokens[j - 1]!.end !== 1)) break;
+      digits += t.text.replace(/-/g, '');
+      if (digits.length > 14) break;
+      if (digits.length >= 11) {
+        const value = this.text.slice(this.tokens[i]!.start, t.end);
+        if (normaliseIdentifier(kind, value).ok) best = { value, next: j + 1 };
+      }
+    }
+    return best;
+  }
+
+  /** A range or an open bound at token `i` ("A thru B", "0815 - 1253", "starting with FC32"): its end, or -1. */
+  private boundAt(i: number): number {
+    const t = this.tokens[i]!;
+    if (!/\d/.test(t.text)) return -1;
+    const prev = this.tokens[i - 1]?.text ?? '';
+    const prev2 = this.tokens[i - 2]?.text ?? '';
+    if (BOUND_BEFORE.test(prev) || (/^(?:with|in|at)$/i.test(prev) && BOUND_BEFORE.test(prev2))) return i + 1;
+    const next = this.tokens[i + 1]?.text.toLowerCase() ?? '';
+    if (RANGE_WORDS.has(next) && /\d/.test(this.tokens[i + 2]?.text ?? '')) return i + 3;
+    if (/^(?:or|and)$/.test(next) && BOUND_AFTER.test(this.tokens[i + 2]?.text ?? '')) return i + 3;
+    return -1;
+  }
+
+  /**
+   * Whether a value and the next token are the two ends of a range printed in two columns: two
+   * codes that fit a lot column, of the same shape and nearly the same length, side by side.
+   */
+  private isPair(value: { value: string; next: number }, columns: readonly Column[]): boolean {
+    const lot = columns.find((c) => c.family === 'lot');
+    const next = this.valueAt(value.next, columns, true);
+    if (
+      lot === undefined ||
+      next === null ||
+      !this.fits(value.value, lot, true) ||
+      !this.fits(next.value, lot, true)
+    ) {
+      return false;
+    }
+    return shape(value.value) === shape(next.value) && Math.abs(value.value.length - next.value.length) <= 2;
+  }
+
+  /** Whether the sentence starting at token `i` continues a table: it starts with codes, mostly. */
+  private continuesTable(i: number, columns: readonly Column[]): boolean {
+    let codes = 0;
+    let seen = 0;
+    for (let j = i; j < this.tokens.length && seen < 8; j++) {
+      const t = this.tokens[j]!;
+      if (SEPARATORS.has(t.text.toLowerCase())) continue;
+      seen += 1;
+      if (this.valueAt(j, columns, true) !== null) codes += 1;
+      else if (seen === 1) return false;
+    }
+    return seen > 0 && codes / seen >= 0.6;
+  }
+
+  /** Reads the body of a list (`table` false) or a table, and keeps its values if there are enough. */
+  private body(start: number, columns: Column[], opts: BodyOptions): number {
+    const { table, minCodes, pairs, labelEnd } = opts;
+    this.headerTable = table && minCodes === MIN_TABLE_CODES;
+    const found: { column: Column; value: string }[] = [];
+    let current = -1;
+    let depth = 0;
+    let i = start;
+    for (; i < this.tokens.length && i - start < MAX_BODY;) {
+      if (endsSentence(this.tokens, i)) {
+        if (!table || !this.continuesTable(i + 1, columns)) break;
+        i += 1;
+        continue;
+      }
+      const t = this.tokens[i]!;
+      const inner = this.labelStartingAt(i);
+      if (inner !== undefined) {
+        if (!table || inner.family === 'ndc' || inner.family === 'udi') break;
+        // A label inside a table names the column its next values belong to.
+        const column = columnOf(inner);
+        const same = columns.findIndex((c) => c.family === column.family);
+        current = same !== -1 ? same : columns.push(column) - 1;
+        i = this.tokenAt(inner.end);
+        continue;
+      }
+      const bound = this.boundAt(i);
+      if (bound !== -1) {
+        const lot = columns.findIndex((c) => c.family === 'lot');
+        if (lot !== -1) current = lot;
+        i = bound;
+        continue;
+      }
+      const value = this.valueAt(i, columns, table);
+      if (value !== null && pairs && this.isPair(value, columns)) {
+        // Two ends of a range printed in two columns: a family of codes, never a code.
+        const lot = columns.findIndex((c) => c.family === 'lot');
+        if (lot !== -1) current = lot;
+        i = this.valueAt(value.next, columns, table)!.next;
+        continue;
+      }
+      if (value !== null) {
+        const column = table ? this.columnFor(value, columns, current) : value.column;
+        i = value.next;
+        if (column === -1) continue;
+        const c = columns[column]!;
+        // In a table, a model that starts unlike its column's first value (a letter where the
+        // column's models start with a digit, or the reverse) is a description's word.
+        if (
+          table &&
+          c.family === 'model' &&
+          c.first !== undefined &&
+          shape(c.first)[0] !== shape(value.value)[0]
+        ) {
+          continue;
+        }
+        current = column;
+        c.first ??= value.value;
+        found.push({ column: c, value: value.value });
+        continue;
+      }
+      if (t.text === '(') depth += 1;
+      else if (t.text === ')') depth = Math.max(0, depth - 1);
+      else if (!table && depth === 0 && !SEPARATORS.has(t.text.toLowerCase())) break;
+      i += 1;
+    }
+    // A code of capitals alone ("MPISUS") is kept beside codes with digits, or when it has
+    // inner punctuation ("HWL-MTK-RT-IN"); alone, it is as likely a name ("COMO", "FORCE").
+    const withDigits = found.some((f) => /\d/.test(f.value));
+    const kept = found.filter((f) => withDigits || /\d|[-+/]/.test(f.value));
+    if (kept.length < minCodes) return labelEnd;
+    for (const { column, value } of kept) {
+      this.out.add(column.kind, value, confidenceOf(column, value), MIN_CODE_LENGTH);
+    }
+    return table ? (this.tokens[i - 1]?.end ?? labelEnd) : labelEnd;
+  }
+
+  /**
+   * The column a table value goes to: a barcode to its column; a code that fits one column
+   * only, to that one; otherwise to the column it is most like: the shape of the column's
+   * first value (the same runs of letters, digits and punctuation; else the same first run and
+   * kinds of run; then the nearer length), and a VIN column for a valid VIN. Ties go to the
+   * next column of the row. A code like no column's values starts a column not yet seen, or,
+   * when there is none, is left out (-1): a guess between a model and a lot would be a false match.
+   */
+  private columnFor(
+    value: { column: number; value: string },
+    columns: readonly Column[],
+    current: number,
+  ): number {
+    if (columns[value.column]!.family === 'barcode') return value.column;
+    const fits = columns.flatMap((c, index) => (this.fits(value.value, c, true) ? [index] : []));
+    if (fits.length <= 1) return fits[0] ?? value.column;
+    if (new Set(fits.map((f) => columns[f]!.family)).size === 1)
+      return fits.includes(current) ? current : fits[0]!;
+    const v = value.value;
+    const long = v.replace(/[^A-Za-z0-9]/g, '').length >= SERIAL_LENGTH;
+    const modelsKnown = columns.some((c) => c.family === 'model' && c.first !== undefined);
+    const score = (f: number): number => {
+      const c = columns[f]!;
+      if (c.family === 'vin') return 10;
+      // Once the models are known, a long code unlike them goes to a lot column: a serial number.
+      if (c.first === undefined) return c.family === 'lot' && long && modelsKnown ? 0.4 : 0;
+      const [a, b] = [shape(c.first), shape(v)];
+      const gap = Math.abs(c.first.length - v.length);
+      if (a === b) return gap <= 2 ? 3 - gap / 10 : gap <= 5 ? 1 - gap / 10 : 0;
+      // The same stem with a variant after it: "PH11887" and "PH11887-1", "WG305" and "HT21-401-002-01".
+      if (stem(a) === stem(b)) return 0.8 - Math.min(gap, 9) / 20;
+      return a.charAt(0) === b.charAt(0) && classes(a) === classes(b) && gap <= 5 ? 0.5 - gap / 20 : 0;
+    };
+    const best = Math.max(...fits.map(score));
+    if (best === 0) {
+      // Like no column's values: it starts a column not yet seen, in row order, or, when every
+      // column it fits already has values unlike it, it cannot be placed and is left out.
+      const unseen = fits.filter((f) => columns[f]!.first === undefined);
+      return unseen.find((f) => f > current) ?? unseen[0] ?? -1;
+    }
+    const top = fits.filter((f) => score(f) === best);
+    return top.find((f) => f > current) ?? top[0]!;
+  }
+}

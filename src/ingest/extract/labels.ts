@@ -1,0 +1,118 @@
+/**
+ * The labels that name an identifier in agency prose: `UPC`, `NDC`, `Lot #`, `Model No.`,
+ * `Serial Numbers`, `Date Code`, `ITEM #`, `Product Code`, `UDI-DI`, and their Spanish and
+ * French forms (`códigos de lote`, `numéro de lot`, `modelo`). Each label says which family of
+ * identifier follows it and the kind its values are stored as.
+ */
+import type { IdentifierKind } from '../../domain/identifiers/kinds.ts';
+
+/** What a label introduces. */
+export type LabelFamily = 'barcode' | 'ndc' | 'udi' | 'lot' | 'model' | 'vin';
+
+/** One label found in a text. */
+export interface Label {
+  family: LabelFamily;
+  kind: IdentifierKind;
+  /** Where the label (with its qualifier and punctuation) starts and ends in the text. */
+  start: number;
+  end: number;
+  /** True for a date-code label: its values may look like dates (`JUL24`, `2024-01`). */
+  dateCodes: boolean;
+  /** True for a bare `model`/`models` with no qualifier, which may follow its value ("the DUAF-10 model"). */
+  bare: boolean;
+  /** `of` after the label ("a lot of"), which only a barcode label survives. */
+  of: boolean;
+}
+
+/**
+ * A label head, then an optional qualifier (`code(s)`, `No.`, `Number`, `#` …), an optional
+ * parenthetical (`(REF)`, `(s)`), punctuation (`:`, `#`, `=`) and filler (`is`, `are`, `of`).
+ * Heads that are ordinary words (`Product`, `Item`, `Part`, `Catalog`, `Style`, `Serial`) count
+ * only with a qualifier; a bare `code` counts as a lot label unless the word before it says
+ * what else it is (see {@link NOT_A_LOT_CODE}).
+ */
+const LABEL = new RegExp(
+  String.raw`(?<![A-Za-z0-9])(?:` +
+    String.raw`(?<upc>UPC(?:-?[AE])?s?)` +
+    String.raw`|(?<ean>EAN(?:-?(?:13|8))?s?)` +
+    String.raw`|(?<gtin>GTIN(?:-?(?:8|12|13|14))?s?|bar ?codes?)` +
+    String.raw`|(?<ndc>NDCs?)` +
+    String.raw`|(?<udi>UDI(?:[-/ ]?DI)?s?)` +
+    String.raw`|(?<vin>VINs?|vehicle identification numbers?(?:\s*\(VINs?\))?)` +
+    String.raw`|(?<batch>batch(?:es|\(es\))?(?:\s*\/\s*lots?)?)` +
+    String.raw`|(?<datecode>date\s+codes?|julian(?:\s+(?:dates?|codes?))?)` +
+    String.raw`|(?<lot>lot(?:s|\(s\))?(?:\s*\/\s*batch(?:es)?)?|(?:c[oó]digos?|n[uú]meros?)\s+de\s+lotes?|lotes?|(?:num[ée]ros?|codes?)\s+de\s+lots?|chargen(?:nummer|-?nr\.?))` +
+    String.raw`|(?<serial>serial(?=\s*(?:numbers?|nos?\b|#))|serials)` +
+    String.raw`|(?<model>models?(?:\(s\))?(?:\s*\/\s*(?:catalog(?:ue)?|SKU))?|modelos?|mod[eè]les?|P\/N|REF|SKUs?)` +
+    String.raw`|(?<modelq>(?:catalog(?:ue)?|cat\.?|part|item|product|style)(?=\s*(?:codes?|numbers?|nos?\b|nbr\b|#)))` +
+    String.raw`|(?<code>codes?)` +
+    String.raw`)(?![A-Za-z])` +
+    String.raw`(?<qualifier>[ \t]*(?:codes?|numbers?|nos?\.?|nbr\.?|num\.?)(?![A-Za-z]))?` +
+    String.raw`(?:\s*\((?:s|REF|#)\))?` +
+    String.raw`(?:\s*[:#=]+)?` +
+    String.raw`(?:\s+(?<filler>is|are|of)(?![A-Za-z]))?`,
+  'gi',
+);
+
+/** Words before a bare `code` that make it something other than a lot code ("zip code", "QR code"). */
+const NOT_A_LOT_CODE =
+  /(?:iff|supplier|vendor|customer|internal|zip|postal|area|promo|promotional|discount|coupon|qr|color|colour|country|bar|access|security|penal|federal|source|error|fault|event|diagnostic|trouble|tariff|time|phone|dialing|the|a|this|that|building|fire|safety|regulations|establishment|plant|tracking|reference|verification|activation|confirmation|order|offer)\s*$/i;
+
+const LOT_KINDS: Record<string, IdentifierKind> = {
+  batch: 'batch',
+  lot: 'lot',
+  datecode: 'lot',
+  serial: 'lot',
+  code: 'lot',
+};
+
+function labelOf(m: RegExpExecArray, text: string): Label | null {
+  const g = m.groups ?? {};
+  const base = {
+    start: m.index,
+    end: m.index + m[0].length,
+    dateCodes: false,
+    bare: false,
+    of: g.filler?.toLowerCase() === 'of',
+  };
+  if (g.upc !== undefined) return { ...base, family: 'barcode', kind: 'upc' };
+  if (g.ean !== undefined) return { ...base, family: 'barcode', kind: 'ean' };
+  if (g.gtin !== undefined) return { ...base, family: 'barcode', kind: 'gtin' };
+  if (g.ndc !== undefined) return { ...base, family: 'ndc', kind: 'ndc' };
+  if (g.udi !== undefined) return { ...base, family: 'udi', kind: 'udi' };
+  if (g.vin !== undefined) return { ...base, family: 'vin', kind: 'vin' };
+  for (const name of ['batch', 'datecode', 'lot', 'serial', 'code'] as const) {
+    if (g[name] === undefined) continue;
+    if (name === 'code' && NOT_A_LOT_CODE.test(text.slice(Math.max(0, m.index - 24), m.index))) return null;
+    return { ...base, family: 'lot', kind: LOT_KINDS[name]!, dateCodes: name === 'datecode' };
+  }
+  if (g.model !== undefined) {
+    // `REF` is a label only in capitals, as printed on device labels ("ref" is an ordinary word).
+    if (/^ref$/i.test(g.model) && g.model !== 'REF') return null;
+    // "Model Name" introduces names, not numbers, unless it reads "Model Name/Number"; "Model
+    // Year" introduces years.
+    const after = text.slice(base.end, base.end + 16);
+    if (g.qualifier === undefined && /^\s*names?\b(?!\s*\/\s*(?:numbers?|nos?\b))/i.test(after)) return null;
+    if (g.qualifier === undefined && /^\s*years?\b/i.test(after)) return null;
+    return {
+      ...base,
+      family: 'model',
+      kind: 'model',
+      bare: g.qualifier === undefined && /^models?$/i.test(g.model),
+    };
+  }
+  if (g.modelq !== undefined) return { ...base, family: 'model', kind: 'model' };
+  return null;
+}
+
+/** Every label in `text`, in order. */
+export function findLabels(text: string): Label[] {
+  const out: Label[] = [];
+  // An exec loop rather than matchAll, which clones the (large) label expression on every call.
+  LABEL.lastIndex = 0;
+  for (let m = LABEL.exec(text); m !== null; m = LABEL.exec(text)) {
+    const label = labelOf(m, text);
+    if (label !== null) out.push(label);
+  }
+  return out;
+}

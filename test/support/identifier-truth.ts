@@ -1,0 +1,159 @@
+/**
+ * Scoring identifier extraction against the hand-labelled truth set in `test/truth/` (labels
+ * made by reading real records, following `../shared/spec/labelling.md`). Extraction is run
+ * the way ingestion runs it: every page of the real-record mirror through its source adapter.
+ * Items are compared on their match keys after normalisation, so `KX-200A/BK` labelled as a
+ * model matches `KX200ABK` extracted as a model, and a UPC matches the same code as a GTIN.
+ */
+import { readFileSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { IDENTIFIER_KINDS, type IdentifierKind } from '../../src/domain/identifiers/kinds.ts';
+import { storageKeys } from '../../src/domain/identifiers/match-keys.ts';
+import { normaliseIdentifier } from '../../src/domain/identifiers/normalise.ts';
+import type { Identifier } from '../../src/domain/recall.ts';
+import { readMirror } from '../../src/ingest/archive.ts';
+import { SOURCE_ADAPTERS } from '../../src/ingest/registry.ts';
+
+export const TRUTH_DIR = fileURLToPath(new URL('../truth/', import.meta.url));
+
+/** One labelled identifier: firm, or optional when `ambiguous` (neither a miss nor a false positive). */
+export interface TruthItem {
+  kind: IdentifierKind;
+  value: string;
+  ambiguous?: boolean;
+}
+
+export interface TruthRecord {
+  source: string;
+  record_id: string;
+  identifiers: TruthItem[];
+  notes?: string;
+}
+
+/** Every truth record of every `test/truth/<source>.json`. */
+export function loadTruth(dir = TRUTH_DIR): TruthRecord[] {
+  return readdirSync(dir)
+    .filter((name) => name.endsWith('.json'))
+    .sort()
+    .flatMap(
+      (name) => (JSON.parse(readFileSync(join(dir, name), 'utf8')) as { records: TruthRecord[] }).records,
+    );
+}
+
+/** The match key of a kind and value, or null when the value does not normalise. */
+export function matchKeyOf(kind: IdentifierKind, value: string): string | null {
+  const n = normaliseIdentifier(kind, value);
+  return n.ok ? storageKeys(kind, n.normalized).matchKey : null;
+}
+
+/** The identifiers ingestion extracts for each record of a mirror, keyed `<source> <record id>`. */
+export async function extractMirror(mirror: string): Promise<Map<string, Identifier[]>> {
+  const out = new Map<string, Identifier[]>();
+  for (const adapter of SOURCE_ADAPTERS) {
+    const pages = await readMirror(mirror, adapter.meta.id, (name) => adapter.acceptsFile(name));
+    for (const page of pages) {
+      for (const draft of adapter.parse(page).drafts) {
+        out.set(`${adapter.meta.id} ${draft.recordId}`, draft.identifiers);
+      }
+    }
+  }
+  return out;
+}
+
+export interface SourceScore {
+  source: string;
+  records: number;
+  firm: number;
+  optional: number;
+  /** Firm items extracted. */
+  found: number;
+  /** Extractions that count: those not matching an optional item only. */
+  extractions: number;
+  /** Extractions matching a firm item. */
+  correct: number;
+  precision: number;
+  recall: number;
+  misses: string[];
+  falsePositives: string[];
+}
+
+/**
+ * Precision and recall per source: precision = extractions matching a firm item / extractions
+ * that match a firm item or nothing (those matching only an optional item are left out); recall
+ * = firm items extracted / firm items. With nothing to count, a figure is 1.
+ */
+export function scoreExtraction(
+  truth: readonly TruthRecord[],
+  extracted: Map<string, Identifier[]>,
+): SourceScore[] {
+  const bySource = new Map<string, SourceScore>();
+  for (const record of truth) {
+    const score =
+      bySource.get(record.source) ??
+      bySource
+        .set(record.source, {
+          source: record.source,
+          records: 0,
+          firm: 0,
+          optional: 0,
+          found: 0,
+          extractions: 0,
+          correct: 0,
+          precision: 1,
+          recall: 1,
+          misses: [],
+          falsePositives: [],
+        })
+        .get(record.source)!;
+    score.records += 1;
+    const key = `${record.source} ${record.record_id}`;
+    const ids = extracted.get(key);
+    if (ids === undefined) throw new Error(`${key} is in the truth set but was not ingested`);
+    const firm = new Map<string, TruthItem>();
+    const optional = new Set<string>();
+    for (const item of record.identifiers) {
+      const k = matchKeyOf(item.kind, item.value);
+      if (item.ambiguous) {
+        score.optional += 1;
+        if (k !== null) optional.add(k);
+      } else {
+        if (k === null) throw new Error(`${key}: firm ${item.kind} "${item.value}" does not normalise`);
+        if (!firm.has(k)) firm.set(k, item);
+      }
+    }
+    const got = new Set(ids.map((i) => storageKeys(i.kind, i.normalized).matchKey));
+    score.firm += firm.size;
+    for (const [k, item] of firm) {
+      if (got.has(k)) score.found += 1;
+      else score.misses.push(`${key}: ${item.kind} "${item.value}"`);
+    }
+    for (const id of ids) {
+      const k = storageKeys(id.kind, id.normalized).matchKey;
+      if (firm.has(k)) {
+        score.extractions += 1;
+        score.correct += 1;
+      } else if (!optional.has(k)) {
+        score.extractions += 1;
+        score.falsePositives.push(`${key}: ${id.kind} "${id.value}" (${id.confidence})`);
+      }
+    }
+  }
+  for (const s of bySource.values()) {
+    s.precision = s.extractions === 0 ? 1 : s.correct / s.extractions;
+    s.recall = s.firm === 0 ? 1 : s.found / s.firm;
+  }
+  return [...bySource.values()].sort((a, b) => (a.source < b.source ? -1 : 1));
+}
+
+/** A per-source table of the scores, for a test's diagnostics or a note. */
+export function formatScores(scores: readonly SourceScore[]): string {
+  const rows = scores.map(
+    (s) =>
+      `${s.source.padEnd(14)} records ${String(s.records).padStart(3)}  firm ${String(s.firm).padStart(4)}  optional ${String(s.optional).padStart(4)}  precision ${s.precision.toFixed(3)} (${s.correct}/${s.extractions})  recall ${s.recall.toFixed(3)} (${s.found}/${s.firm})`,
+  );
+  return rows.join('\n');
+}
+
+/** The kinds a truth file may name. */
+export const TRUTH_KINDS: ReadonlySet<string> = new Set(IDENTIFIER_KINDS);
