@@ -88,6 +88,9 @@ export const HAZARD_RULES: readonly HazardRule[] = [
       /\bextraneous\s+(?:material|matter)/i,
       /\b(?:metal|metallic|glass|plastic|wood(?:en)?|rubber|stone|rock|bone|hard)\s+(?:fragments?|pieces?|particles?|particulates?|shavings?|filings?|shards?|chips?|splinters?|debris|wire)\b/i,
       /\b(?:pieces?|fragments?|bits?|shards?) of (?:\w+ )?(?:metal|glass|plastic|wood|rubber|bone|stone)\b/i,
+      /\b(?:presence of|may contain|contaminated with)\s+(?:\w+\s+){0,2}?(?:glass|metal|plastic|rubber|stones?|bones?)\b/i,
+      /\bmateri(?:a|al)(?:es)? extra[ñn]/i,
+      /\bcuerpos? extra[ñn]os?\b/i,
       /\bparticulates?\b/i,
       /\bfilth\b/i,
       /\b(?:insects?|rodents?)\b/i,
@@ -113,6 +116,14 @@ export const HAZARD_RULES: readonly HazardRule[] = [
       /\bexcess(?:ive)? (?:levels? of )?(?:vitamin|iron|selenium|iodine|caffeine|fluoride)/i,
       /\bchild[- ]resistant\b/i,
       /\bPoison Prevention Packaging\b/i,
+      /\bnon-?\s?food[- ]grade\b/i,
+      /\bmineral (?:seal )?oil\b/i,
+      /\bsodium nitrite\b/i,
+      /\b(?:exceed\w*|in excess of|above|over)\s+(?:the\s+)?(?:regulatory|permitted|allowable|legal|maximum|federal)\s+limits?\b/i,
+      /\b(?:cleaning|sanitizing|sanitising) (?:solution|agent|chemical|compound)s?\b/i,
+      /\b(?:sodium )?hypochlorite\b|\bhipoclorito\b/i,
+      /\bsoluci[oó]n limpiadora\b/i,
+      /\b(?:unapproved|non-?approved) (?:substance|ingredient|additive|chemical)s?\b|\bsustancias? no aprobadas?\b/i,
     ],
   },
   {
@@ -166,19 +177,6 @@ export const HAZARD_RULES: readonly HazardRule[] = [
   },
   { category: 'entrapment', patterns: [/\bentrap/i, /\btrapped\b/i] },
   {
-    category: 'laceration',
-    patterns: [
-      /\blacerat/i,
-      /\bcut (?:hazard|risk)/i,
-      /\b(?:risk|hazard) of cuts?\b/i,
-      /\bpunctur/i,
-      /\bsharp (?:edges?|points?)\b/i,
-      /\bneedle[- ]?sticks?\b/i,
-      /\bexposed needle/i,
-      /\bneedle tip\b[^.;]{0,40}\bexposed\b/i,
-    ],
-  },
-  {
     category: 'fall',
     patterns: [
       /\bfalls? hazard/i,
@@ -186,7 +184,6 @@ export const HAZARD_RULES: readonly HazardRule[] = [
       /\b(?:risk|hazard) of (?:a )?falls?\b/i,
       /\b(?:can|could|may|might|to|will)\s+fall\b(?!\s+(?:outside|out of|below|above|within|short|under))/i,
       /\bfalling\b(?!\s+(?:outside|out of|below|above|within|short|under))/i,
-      /\bcollaps(?:e|es|ed|ing)\b/i,
       /\btip(?:s|ping)? over while in use\b/i,
     ],
   },
@@ -214,11 +211,9 @@ export const HAZARD_RULES: readonly HazardRule[] = [
   {
     category: 'injury',
     patterns: [
-      /\binjury hazard/i,
       /\bimpact (?:hazard|injur)/i,
       /\bfrom impact\b/i,
       /\bimpact (?:to|with)\b/i,
-      /\b(?:head|physical|bodily) injur/i,
       /\b(?:fragments?|parts?|pieces?|debris)\b[^.;]{0,40}\beject/i,
       /\bforcefully eject/i,
       /\bcrush/i,
@@ -227,8 +222,24 @@ export const HAZARD_RULES: readonly HazardRule[] = [
       /\bprojectile/i,
       /\btip[- ]?over\b/i,
       /\bstruck\b/i,
+      /\bcollaps(?:e|es|ed|ing)\b/i,
     ],
   },
+  {
+    category: 'laceration',
+    patterns: [
+      /\blacerat/i,
+      /\bcut (?:hazard|risk)/i,
+      /\b(?:risk|hazard) of cuts?\b/i,
+      /\bpunctur/i,
+      /\bsharp (?:edges?|points?)\b/i,
+      /\bneedle[- ]?sticks?\b/i,
+      /\bexposed needle/i,
+      /\bneedle tip\b[^.;]{0,40}\bexposed\b/i,
+    ],
+  },
+  // "Injury hazard" with no mechanism named: after every named harm ("laceration and injury hazards").
+  { category: 'injury', patterns: [/\binjury hazard/i, /\b(?:head|physical|bodily) injur/i] },
   {
     category: 'mislabelling',
     patterns: [
@@ -299,11 +310,26 @@ export const HAZARD_RULES: readonly HazardRule[] = [
 ];
 
 /**
+ * Wordings that decide the category before any other rule: a failed flammability standard
+ * is a fire hazard however the consequence is worded ("posing a risk of burn injuries"), and
+ * a swallowed button or coin battery is an ingestion (choking) hazard, though it burns
+ * chemically inside the body.
+ */
+const OVERRIDES: readonly { category: HazardCategory; pattern: RegExp }[] = [
+  { category: 'fire', pattern: /\bflammab\w*\s+(?:standards?|requirements?|regulations?|rules?)\b/i },
+  {
+    category: 'choking',
+    pattern:
+      /\b(?:button|coin)(?:[- ]cell)?(?: or (?:button|coin)(?:[- ]cell)?)? batter(?:y|ies)\b[^.]{0,120}\b(?:swallow|ingest)/i,
+  },
+];
+
+/**
  * Clauses in which the agency names the harm itself: what follows "posing", "presents",
  * "increasing the risk of" … up to the end of the sentence.
  */
 const NAMED_HARM =
-  /\b(?:pos(?:e|es|ing)|present(?:s|ing)?|increas\w* the (?:risk|chance) of|risk of|hazard of)\b([^.;]*)/gi;
+  /\b(?:pos(?:e|es|ing)|present(?:s|ing)?|increas\w* the (?:risk|chance) of|risk of|hazard of|result(?:s|ed|ing)? in)\b([^.;]*)/gi;
 
 function firstMatch(text: string): number {
   for (let i = 0; i < HAZARD_RULES.length; i++) {
@@ -338,6 +364,7 @@ export function classifyHazard(text: string | null): HazardCategory | null {
 function classify(text: string): HazardCategory | null {
   const clean = text.normalize('NFKC').replace(/\s+/g, ' ').trim();
   if (clean === '') return null;
+  for (const o of OVERRIDES) if (o.pattern.test(clean)) return o.category;
 
   let best = -1;
   for (const m of clean.matchAll(NAMED_HARM)) {

@@ -114,6 +114,29 @@ test('every rule names a canonical category', () => {
 });
 
 const CASES: [string, HazardCategory][] = [
+  // Issue 9, from real FSIS, FSA and CPSC wording:
+  ['The product was produced with a non-food-grade mineral oil', 'chemical'],
+  ['The products contain sodium nitrite above the regulatory limit', 'chemical'],
+  ['The possible presence of glass in the product which makes it unsafe to eat.', 'foreign_matter'],
+  ['La solución limpiadora con hipoclorito sódico, una sustancia no aprobada', 'chemical'],
+  [
+    "The recalled children's pajamas fail to meet the flammability standards for children's sleepwear, posing a risk of burn injuries to children.",
+    'fire',
+  ],
+  [
+    'The recalled toys violate the mandatory standard for toys containing button cell batteries because the compartment can be accessed. When button cell or coin batteries are swallowed, the ingested batteries can cause serious injuries, including internal chemical burns.',
+    'choking',
+  ],
+  [
+    'The climbing sticks can break at the weld point, posing fall and laceration hazards to consumers.',
+    'fall',
+  ],
+  [
+    'The ceramic cloth abrasive flaps can detach while in use, posing laceration and injury hazards.',
+    'laceration',
+  ],
+  ['AN OVERHEATED FLASHLIGHT COULD RESULT IN BURNS.', 'burn'],
+  ['The recalled tables can collapse when a horizontal force is applied, posing a risk of injury.', 'injury'],
   // food
   ['Product contains undeclared sulfites.', 'undeclared_allergen'],
   ['Undeclared wheat and egg', 'undeclared_allergen'],

@@ -15,6 +15,7 @@ import { fsisRecallsUrl } from '../../../src/ingest/sources/us-fsis/fetch.ts';
 import { decodeEntities, htmlToLines } from '../../../src/ingest/extract/html-text.ts';
 import {
   fsisDate,
+  fsisHazard,
   fsisRecallNumbers,
   fsisRemedy,
   fsisSeverity,
@@ -349,6 +350,28 @@ test('establishment numbers, dates and phone-shaped values are never identifiers
   assert.deepEqual(draft?.identifiers, [
     { kind: 'lot', value: '7744', normalized: '7744', confidence: 'inferred' },
   ]);
+});
+
+test('the hazard comes from the reason and title, else from the narrative, never from the advice', () => {
+  // "Processing Defect" names a failing; the narrative names the harm.
+  assert.equal(
+    fsisHazard('Processing Defect', 'TEST DATA – Recall of coppa', [
+      'The products may be under processed, which may have resulted in contamination with Salmonella.',
+    ]),
+    'microbial_contamination',
+  );
+  // "Import Violation": the pathogens are in the disposal advice, not the product.
+  assert.equal(
+    fsisHazard('Import Violation', 'TEST DATA – Recall of imported sausage', [
+      'The products were not presented for import reinspection.',
+      'Consumers are urged not to consume them; double bag the product, as it may carry pathogens of concern to domestic livestock, and throw it away.',
+    ]),
+    'other',
+  );
+  assert.equal(
+    fsisHazard('Misbranding, Unreported Allergens', null, ['It contains Salmonella.']),
+    'undeclared_allergen',
+  );
 });
 
 // --- twins, languages, record numbers --------------------------------------------------------

@@ -51,8 +51,9 @@ const EXPECTED_REAL: RecallDraft[] = [
     summary:
       'GLOVE COMPARTMENT ORGANIZER SENT AS A FREE GIFT FOR A NEW CONSUMER REPORTS SUBSCRIPTION.  THE KIT CONTAINS A FLASHLIGHT, TIRE GAUGE, POCKETKNIFE, PEN AND PAD.  THE FLASHLIGHT MAY OVERHEAT AND THERE IS AN ACCURACY PROBLEM WITH THE TIRE GAUGE.',
     hazard: {
-      // The shared hazard rules rank the overheating flashlight (fire) above the burns it causes.
-      category: 'fire',
+      // "An overheated flashlight could result in burns": the harm named is the burn, and no
+      // fire is named (a reading of every real record's hazard, issue 9).
+      category: 'burn',
       text: 'IMPROPER INFLATION OF TIRES CAN POSE A SAFETY HAZARD.  AN OVERHEATED FLASHLIGHT COULD RESULT IN BURNS.',
     },
     product: {

@@ -11,7 +11,7 @@ import { classifyHazard } from '../../../domain/hazard-rules.ts';
 import type { IdentifierKind } from '../../../domain/identifiers/kinds.ts';
 import type { RecallDraft } from '../../../domain/recall.ts';
 import { classifyRemedy } from '../../../domain/remedy-rules.ts';
-import type { Remedy, Severity } from '../../../domain/taxonomy.ts';
+import type { HazardCategory, Remedy, Severity } from '../../../domain/taxonomy.ts';
 import { extractLabelledIdentifiers, mergeIdentifiers } from '../../extract/labelled-identifiers.ts';
 import { htmlToLines, plainText } from '../../extract/html-text.ts';
 import { adviceLines, contactParts, pressReleaseLines } from './press-release.ts';
@@ -33,6 +33,9 @@ const SEVERITY_BY_CLASS: Readonly<Record<string, Severity>> = {
   ii: 'medium',
   iii: 'low',
 };
+
+/** Categories that name a failing rather than a harm: the narrative may say which harm. */
+const GENERIC_HAZARDS: ReadonlySet<HazardCategory> = new Set(['other', 'quality_defect', 'mislabelling']);
 
 /** FSIS's standard disposal advice, which the shared remedy rules do not word this way. */
 const FSIS_DISPOSE: readonly RegExp[] = [
@@ -145,6 +148,26 @@ export function fsisRemedy(advice: readonly string[]): Remedy {
   return remedy;
 }
 
+/**
+ * The hazard: from the reason and the title, which name it ("Misbranding, Unreported
+ * Allergens"); when they name only a failing ("Product Contamination", "Processing Defect",
+ * "Import Violation"), from the narrative when it names the harm (Salmonella, glass, a
+ * chemical), leaving out the advice paragraphs (their "pathogens of concern to domestic
+ * livestock" is about disposing of the product, not the product's hazard).
+ */
+export function fsisHazard(
+  reason: string | null,
+  title: string | null,
+  narrative: readonly string[],
+): HazardCategory | null {
+  const named = classifyHazard([reason, title].filter((t) => t !== null).join('\n') || null);
+  if (named !== null && !GENERIC_HAZARDS.has(named)) return named;
+  const advice = new Set(adviceLines(narrative));
+  const story = narrative.filter((line) => !advice.has(line)).join('\n');
+  const told = story === '' ? null : classifyHazard(story);
+  return told !== null && !GENERIC_HAZARDS.has(told) ? told : named;
+}
+
 /** Maps one FSIS record (chosen by {@link selectFsisRecords}) to a recall draft. */
 export function normaliseFsisRecord(record: FsisRecord): RecallDraft {
   const recordId = fsisRecallNumber(record);
@@ -177,10 +200,7 @@ export function normaliseFsisRecord(record: FsisRecord): RecallDraft {
     recordId,
     title: title === null || language === null ? title : `[${language}] ${title}`,
     summary: summaryLines.length === 0 ? null : summaryLines.join('\n'),
-    hazard: {
-      category: classifyHazard([reason, title, ...narrative].filter((t) => t !== null).join('\n') || null),
-      text: reason,
-    },
+    hazard: { category: fsisHazard(reason, title, narrative), text: reason },
     product: { category: 'food', brands: [], models: [] },
     severity: fsisSeverity(record),
     source_classification:
