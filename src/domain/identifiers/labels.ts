@@ -46,8 +46,12 @@ const FORMAT_CHARACTERS = /\p{Cf}/gu;
  * Control characters such as GS (`\x1d`, the GS1 FNC1 separator) are kept.
  */
 export function cleanText(value: string): string {
+  // Printable ASCII is already what NFKC and the replacements would make it.
+  if (PRINTABLE_ASCII.test(value)) return value.trim();
   return value.normalize('NFKC').replace(DASHES, '-').replace(FORMAT_CHARACTERS, '').trim();
 }
+
+const PRINTABLE_ASCII = /^[\x20-\x7e]*$/;
 
 /**
  * Removes one leading label followed by a separator (`UPC:`, `UPC `, `EAN-13 `, `GTIN#`,

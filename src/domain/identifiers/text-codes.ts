@@ -30,6 +30,9 @@ const PLACEHOLDERS = new Set([
  * placeholder: `All models`, `All best before dates`.
  */
 const PLACEHOLDER_FIRST_WORDS = new Set(['ALL', 'NONE', 'UNKNOWN']);
+const ONE_WORD_WITH_DIGIT = /^\s*\S*\d\S*\s*$/;
+const PRINTABLE_ASCII = /^[\x20-\x7e]*$/;
+
 /** `No code`, `No lot codes`, `No UDI Codes provided`: "no", at most two words, "code(s)". */
 const NO_CODES = /^NO(?: [A-Z]+){0,2} CODES?(?: [A-Z]+)*$/;
 
@@ -39,6 +42,8 @@ const NO_CODES = /^NO(?: [A-Z]+){0,2} CODES?(?: [A-Z]+)*$/;
  * compared case-insensitively and ignoring punctuation. Such values normalise to `empty`.
  */
 export function isPlaceholder(value: string): boolean {
+  // One word holding a digit: no placeholder has a digit, and its first word is itself.
+  if (ONE_WORD_WITH_DIGIT.test(value)) return false;
   const words = value
     .toUpperCase()
     .replace(/[^\p{L}\p{N}]+/gu, ' ')
@@ -61,11 +66,14 @@ export function normaliseTextCode(value: string): TextCodeResult {
   if (isPlaceholder(value)) {
     return { ok: false, reason: 'empty', detail: 'placeholder text, not an identifier' };
   }
-  const code = value
-    .normalize('NFD')
-    .replace(/\p{M}+/gu, '')
-    .toUpperCase()
-    .replace(/[^\p{L}\p{N}]+/gu, '');
+  // Printable ASCII (nearly every code) needs no decomposition: the same result, faster.
+  const code = PRINTABLE_ASCII.test(value)
+    ? value.toUpperCase().replace(/[^A-Z0-9]+/g, '')
+    : value
+        .normalize('NFD')
+        .replace(/\p{M}+/gu, '')
+        .toUpperCase()
+        .replace(/[^\p{L}\p{N}]+/gu, '');
   if (code === '') {
     return { ok: false, reason: 'empty', detail: 'no letters or digits in the value' };
   }

@@ -177,6 +177,8 @@ const BOUND_AFTER =
 /** How a body is read: as a list or a table, how many codes it needs, whether ranges sit in two columns. */
 interface BodyOptions {
   table: boolean;
+  /** The table has a price column: a number without letters is not read as a lot. */
+  priced: boolean;
   minCodes: number;
   pairs: boolean;
   /** Where the label ends: returned when nothing was read. */
@@ -244,8 +246,10 @@ export class CodeRunReader {
   private readonly labelAt = new Map<number, Label>();
   /** Whether the body being read is a table with a header (not a list introduced by a colon). */
   private headerTable = false;
-  /** Whether the text is written in capitals (NHTSA), where a word in capitals says nothing. */
-  private readonly capitals: boolean;
+  /** Whether the table being read has a price column. */
+  private priced = false;
+  /** Whether the text is written in capitals (NHTSA), where a word in capitals says nothing; worked out when first asked. */
+  private capitalsCache: boolean | undefined;
 
   constructor(
     private readonly text: string,
@@ -254,8 +258,14 @@ export class CodeRunReader {
     private readonly out: CodeSink,
   ) {
     for (const label of labels) this.labelAt.set(label.start, label);
-    const letters = text.replace(/[^A-Za-z]/g, '');
-    this.capitals = letters.length > 0 && letters.replace(/[^A-Z]/g, '').length / letters.length > 0.7;
+  }
+
+  private get capitals(): boolean {
+    if (this.capitalsCache === undefined) {
+      const letters = this.text.replace(/[^A-Za-z]/g, '');
+      this.capitalsCache = letters.length > 0 && letters.replace(/[^A-Z]/g, '').length / letters.length > 0.7;
+    }
+    return this.capitalsCache;
   }
 
   /** The index of the first token at or after a text offset. */
@@ -288,7 +298,8 @@ export class CodeRunReader {
     const header: Column[] = [];
     let i = this.tokenAt(label.end);
     const leadStart = i;
-    let colon = false;
+    // A colon printed with the label ("date codes:") introduces its list like one after it.
+    let colon = /[:]\s*$/.test(this.text.slice(label.start, label.end));
     let words = 0;
     for (; i < this.tokens.length; i++) {
       if (i - leadStart > MAX_LEAD_IN || endsSentence(this.tokens, i)) return label.end;
@@ -303,7 +314,7 @@ export class CodeRunReader {
         i = this.tokenAt(inner.end) - 1;
         continue;
       }
-      if (this.valueAt(i, header.length > 0 ? header : columns, words > 0 || colon) !== null) break;
+      if (this.valueAt(i, header.length > 0 ? header : columns, words > 0) !== null) break;
       if (!FILLER.has(t.text.toLowerCase()) && !/^[#/()\-–"“”'‘’«»,;]$/.test(t.text)) words += 1;
     }
     // "The following models and serial numbers are included: Model Serial No. …": the header
@@ -319,6 +330,8 @@ export class CodeRunReader {
       minCodes: !table ? 1 : colon ? 1 : MIN_TABLE_CODES,
       // "Serial Number Range Start … End", "First serial number Last serial number", "From To".
       pairs: table && PAIRED_COLUMNS.test(leadIn),
+      // "… Assembly Date Retail Price": a bare number in such a table may be a price.
+      priced: table && /\bprices?\b/i.test(leadIn),
       labelEnd: label.end,
     });
   }
@@ -332,10 +345,27 @@ export class CodeRunReader {
     const t = this.tokens[i];
     if (t === undefined) return null;
     // In a list right after a model label, a code of capitals alone: "MPISUS", "RRL-MTK-RT-IN".
-    if (!table && !this.capitals && LETTER_CODE.test(t.text) && !COMMON_CAPITALS.has(t.text)) {
+    if (!table && LETTER_CODE.test(t.text) && !COMMON_CAPITALS.has(t.text) && !this.capitals) {
       const model = columns.findIndex((c) => c.family === 'model');
       if (model !== -1 && normaliseIdentifier('model', t.text).ok)
         return { column: model, value: t.text, next: i + 1 };
+    }
+    // In a list, a code printed after a short prefix in capitals: "VRS Plus-150", "SHR 40-RED-M".
+    if (!table && /^[A-Z]{2,4}$/.test(t.text) && !COMMON_CAPITALS.has(t.text) && !this.capitals) {
+      const code = this.tokens[i + 1];
+      const after = this.tokens[i + 2];
+      const model = columns.findIndex((c) => c.family === 'model');
+      const value = `${t.text} ${code?.text ?? ''}`;
+      if (
+        model !== -1 &&
+        code !== undefined &&
+        this.text.slice(t.end, code.start) === ' ' &&
+        isCodeShaped(code.text, 'model') &&
+        (after === undefined || /^[,;.)]$/.test(after.text) || SEPARATORS.has(after.text.toLowerCase())) &&
+        normaliseIdentifier('model', value).ok
+      ) {
+        return { column: model, value, next: i + 2 };
+      }
     }
     if (!/\d/.test(t.text)) return null;
     const barcode = columns.findIndex((c) => c.family === 'barcode');
@@ -352,6 +382,12 @@ export class CodeRunReader {
     const next = this.tokens[i + 1];
     if (next !== undefined && isUnitWord(next.text)) return null;
     if (this.isMeasureMark(i)) return null;
+    // In a table, a lot printed in two groups whose first is no code alone ("01/15/24 CH1").
+    const lot = columns.findIndex((c) => c.family === 'lot');
+    if (table && lot !== -1 && this.grouped(i) && !columns.some((c) => this.fits(t.text, c, table))) {
+      const value = `${t.text} ${this.tokens[i + 1]!.text}`;
+      if (normaliseIdentifier(columns[lot]!.kind, value).ok) return { column: lot, value, next: i + 2 };
+    }
     const text = withoutAlternateSuffix(t.text);
     const fits = columns.flatMap((c, index) => (this.fits(text, c, table) ? [index] : []));
     if (fits.length === 0) return null;
@@ -401,8 +437,10 @@ export class CodeRunReader {
     if ((table || column.family === 'model') && isYear(value)) return false;
     // Codes in tables are printed in capitals; "240z", "3pk", "w/1956" are description words.
     if (table && /\p{Ll}/u.test(value) && !/\p{Ll}/u.test(column.first ?? '')) return false;
-    // A number of three digits or fewer in a table is a size, a count or an engine, not a code.
+    // A number of three digits or fewer in a table is a size, a count or an engine, not a code;
+    // beside a price column, any lot of digits alone may be a price.
     if (table && /^\d{1,3}$/.test(value)) return false;
+    if (table && this.priced && column.family === 'lot' && /^[\d.,]+$/.test(value)) return false;
     const n = normaliseIdentifier(column.kind, value);
     return n.ok && n.normalized.length >= MIN_CODE_LENGTH;
   }
@@ -431,10 +469,31 @@ export class CodeRunReader {
     const prev = this.tokens[i - 1]?.text ?? '';
     const prev2 = this.tokens[i - 2]?.text ?? '';
     if (BOUND_BEFORE.test(prev) || (/^(?:with|in|at)$/i.test(prev) && BOUND_BEFORE.test(prev2))) return i + 1;
-    const next = this.tokens[i + 1]?.text.toLowerCase() ?? '';
-    if (RANGE_WORDS.has(next) && /\d/.test(this.tokens[i + 2]?.text ?? '')) return i + 3;
-    if (/^(?:or|and)$/.test(next) && BOUND_AFTER.test(this.tokens[i + 2]?.text ?? '')) return i + 3;
+    // The first end may be a code in two groups ("17348 L24 - 23320 K26").
+    const end = this.grouped(i) ? i + 2 : i + 1;
+    const next = this.tokens[end]?.text.toLowerCase() ?? '';
+    const other = this.tokens[end + 1]?.text ?? '';
+    // The other end is a code, not a date ("N00265 - 03/31/2025" is a lot and its expiry).
+    if (RANGE_WORDS.has(next) && /\d/.test(other) && !isDayDate(other)) {
+      return this.grouped(end + 1) ? end + 3 : end + 2;
+    }
+    if (/^(?:or|and)$/.test(next) && BOUND_AFTER.test(this.tokens[end + 1]?.text ?? '')) return end + 2;
     return -1;
+  }
+
+  /**
+   * Whether token `i` and the next are one code printed in two groups: a code, one space, and
+   * a short group of one or two capitals and one or two digits ("17348 L24", "01/15/24 CH1").
+   */
+  private grouped(i: number): boolean {
+    const [t, next] = [this.tokens[i], this.tokens[i + 1]];
+    return (
+      t !== undefined &&
+      next !== undefined &&
+      /\d/.test(t.text) &&
+      /^[A-Z]{1,2}\d{1,2}$/.test(next.text) &&
+      this.text.slice(t.end, next.start) === ' '
+    );
   }
 
   /**
@@ -471,8 +530,9 @@ export class CodeRunReader {
 
   /** Reads the body of a list (`table` false) or a table, and keeps its values if there are enough. */
   private body(start: number, columns: Column[], opts: BodyOptions): number {
-    const { table, minCodes, pairs, labelEnd } = opts;
+    const { table, minCodes, pairs, labelEnd, priced } = opts;
     this.headerTable = table && minCodes === MIN_TABLE_CODES;
+    this.priced = priced;
     const found: { column: Column; value: string }[] = [];
     let current = -1;
     let depth = 0;

@@ -7,6 +7,10 @@
 
 const MONTH = String.raw`(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?`;
 const MONTHS_IN_YEAR = 12;
+const DAY_MONTH_YEAR = new RegExp(String.raw`^\d{1,2}\s?${MONTH}\s?\d{2,4}$`, 'i');
+const MONTH_DAY_YEAR = new RegExp(String.raw`^${MONTH}\s?\d{1,2}(?:,?\s?\d{4})?$`, 'i');
+const MONTH_DAY_FULL_YEAR = new RegExp(String.raw`^${MONTH}\s?\d{1,2},?\s?\d{4}$`, 'i');
+const MONTH_YEAR = new RegExp(String.raw`^${MONTH}[/.\s-]?\d{2,4}$`, 'i');
 const DAYS_IN_MONTH = 31;
 
 function isMonth(n: number): boolean {
@@ -35,11 +39,7 @@ export function isDateLike(value: string): boolean {
   if (m) return isMonth(Number(m[2])) && (m[3] === undefined || isDay(Number(m[3])));
   m = /^(\d{1,2})\/(\d{2})$/.exec(v);
   if (m) return isMonth(Number(m[1]));
-  return (
-    new RegExp(String.raw`^\d{1,2}\s?${MONTH}\s?\d{2,4}$`, 'i').test(v) ||
-    new RegExp(String.raw`^${MONTH}\s?\d{1,2}(?:,?\s?\d{4})?$`, 'i').test(v) ||
-    new RegExp(String.raw`^${MONTH}[/.\s-]?\d{2,4}$`, 'i').test(v)
-  );
+  return DAY_MONTH_YEAR.test(v) || MONTH_DAY_YEAR.test(v) || MONTH_YEAR.test(v);
 }
 
 /** Whether a date names its day: `07/31/2025`, `2019-08-27`, `18SEP20`, `Sep 18, 2020` (not `07/2025`, `JUL24`). */
@@ -49,8 +49,8 @@ export function isDayDate(value: string): boolean {
   return (
     /^\d{1,2}[./-]\d{1,2}[./-]\d{2,4}$/.test(v) ||
     /^(?:19|20)\d{2}[./-]\d{1,2}[./-]\d{1,2}$/.test(v) ||
-    new RegExp(String.raw`^\d{1,2}\s?${MONTH}\s?\d{2,4}$`, 'i').test(v) ||
-    new RegExp(String.raw`^${MONTH}\s?\d{1,2},?\s?\d{4}$`, 'i').test(v)
+    DAY_MONTH_YEAR.test(v) ||
+    MONTH_DAY_FULL_YEAR.test(v)
   );
 }
 
@@ -74,6 +74,7 @@ const UNIT = String.raw`(?:oz|ozs|lbs?|kg|mg|mcg|ml|cl|ct|pk|pks|pcs?|pack|packs
 
 /** A quantity: a number then a unit, glued or hyphenated (`56oz`, `12-inch`, `15-Ft`, `36V`, `5L`, `100%`). */
 const QUANTITY = new RegExp(String.raw`^\d+(?:[.,]\d+)?(?:-|\s)?${UNIT}\.?$`, 'i');
+const UNIT_WORD = new RegExp(String.raw`^${UNIT}\.?$`, 'i');
 /** Single-letter electrical units, in any case: `36V`, `120V`, `15A`, `1500W` (`2312A`, `2307050A` are codes). */
 const ELECTRICAL = /^(?:\d{1,3}(?:\.\d+)?[va]|\d{1,4}(?:\.\d+)?w)$/i;
 /** Single-letter metric units after one or two digits: `5L`, `2g`, `3m` (`130L`, `4162G` are codes). */
@@ -86,7 +87,7 @@ export function isQuantity(value: string): boolean {
 
 /** Whether a word written after a number makes that number a quantity: "18 oz", "90 Quart", "5 cases". */
 export function isUnitWord(word: string): boolean {
-  return new RegExp(String.raw`^${UNIT}\.?$`, 'i').test(word) || COUNT_NOUNS.test(word);
+  return UNIT_WORD.test(word) || COUNT_NOUNS.test(word);
 }
 
 /** Nouns that make the number before them a count: "5 cases", "12 units", "60 Capsules". */
@@ -133,12 +134,14 @@ function isFormatPattern(value: string): boolean {
     );
 }
 
-/** Battery types (`CR2032`, `LR44`, `AG13`, `LR44/357`) and clothing sizes (`2XL`): never models. */
+/** Battery types (`CR2032`, `LR44/357`), battery platforms (`V20`) and clothing sizes (`2XL`): never models. */
 function isTrapCode(value: string): boolean {
   return (
     /^(?:CR|BR|LR|SR|AG|LIR|ML)\d{2,4}(?:\/\d{2,4})?$/i.test(value) ||
     /^\d?X{1,4}[SL]$/i.test(value) ||
-    /^w\//i.test(value)
+    /^w\//i.test(value) ||
+    // A battery platform named by its voltage: "V20", "V18".
+    /^V(?:12|18|20|36|40|60|80)$/i.test(value)
   );
 }
 

@@ -16,7 +16,7 @@ import type { Identifier } from '../../domain/recall.ts';
 import { CodeRunReader, MIN_CODE_LENGTH, type CodeSink } from './code-runs.ts';
 import { isCodeShaped, isQuantity } from './code-shapes.ts';
 import { findLabels, type Label } from './labels.ts';
-import { tokenize, type Token } from './tokens.ts';
+import { tokenize } from './tokens.ts';
 
 export interface ExtractOptions {
   /** Extract only these kinds (default: every kind this extractor knows). */
@@ -104,6 +104,8 @@ const STOP_WORDS = new Set([
 
 /** One space between two groups of a code printed in groups ("CR 18 13B"). */
 const GROUP_GAP = /[ \u00a0](?=[A-Za-z0-9])/y;
+/** The word right before a label, separated by one space. */
+const CODE_BEFORE = /(?:^|[\s("“'])([A-Za-z0-9][A-Za-z0-9./_+-]*) $/;
 /** Whitespace, possibly none (always matches). */
 const SPACES = /\s*/y;
 
@@ -299,11 +301,11 @@ export function extractLabelledIdentifiers(text: string, opts: ExtractOptions = 
   if (!text) return [];
 
   const labels = findLabels(text);
-  const tokens = labels.length === 0 ? [] : tokenize(text);
-  const runs = new CodeRunReader(text, tokens, labels, out);
+  // Tokens only when a label may head a list or a table the readers above do not read.
+  let runs: CodeRunReader | undefined;
   // A table read after one label also covers the labels of its header and body.
   let readUntil = 0;
-  for (const label of labels) {
+  for (const [index, label] of labels.entries()) {
     if (label.start < readUntil) continue;
     if (label.of && label.family !== 'barcode') continue;
     const start = label.end;
@@ -327,9 +329,16 @@ export function extractLabelledIdentifiers(text: string, opts: ExtractOptions = 
     if (label.family !== 'ndc' && label.family !== 'udi') {
       // A lot list read above keeps its grouping ("code 5G6 21X8" is one code, not two).
       const listRead = label.family === 'lot' && out.found.length > before;
-      readUntil = Math.max(readUntil, runs.read(label, { listRead }));
+      // A barcode or lot label followed by a number heads a plain list, read above.
+      const plainList =
+        ((label.family === 'barcode' || listRead) && /\d/.test(text.charAt(valueStart))) ||
+        headsPlainList(text, label, labels[index + 1]);
+      if (!plainList) {
+        runs ??= new CodeRunReader(text, tokenize(text), labels, out);
+        readUntil = Math.max(readUntil, runs.read(label, { listRead }));
+      }
     }
-    if (label.bare) readCodeBefore(tokens, label, out);
+    if (label.bare) readCodeBefore(text, label, out);
   }
   // Every GS1 element string found anywhere starts with `(01)`: most prose has none.
   if (text.includes('(01)')) {
@@ -337,6 +346,18 @@ export function extractLabelledIdentifiers(text: string, opts: ExtractOptions = 
   }
 
   return withoutLotsThatAreModels(mergeIdentifiers(out.found));
+}
+
+/**
+ * Whether the next label follows this one at once, names the same family and heads a plain
+ * list ("Lot numbers: Lot 69J0134; Lot 00H3449"): that label reads the list.
+ */
+function headsPlainList(text: string, label: Label, next: Label | undefined): boolean {
+  if (next === undefined || next.family !== label.family) return false;
+  return (
+    /^[\s:;,.#-]*$/.test(text.slice(label.end, next.start)) &&
+    /^\s*\d/.test(text.slice(next.end, next.end + 4))
+  );
 }
 
 /**
@@ -356,12 +377,10 @@ export function withoutLotsThatAreModels(ids: readonly Identifier[]): Identifier
  * A model code printed before a bare "model" ("the 10-quart DUAF-10 model"): taken only when
  * it mixes letters and digits, so "the 2019 model" or "the 12-inch model" give nothing.
  */
-function readCodeBefore(tokens: readonly Token[], label: Label, out: Collector): void {
-  let lo = 0;
-  while (lo < tokens.length && tokens[lo]!.end <= label.start) lo += 1;
-  const before = tokens[lo - 1];
-  if (before === undefined || label.start - before.end !== 1) return;
-  const value = before.text;
+function readCodeBefore(text: string, label: Label, out: Collector): void {
+  const before = CODE_BEFORE.exec(text.slice(Math.max(0, label.start - 48), label.start));
+  if (before === null) return;
+  const value = before[1]!;
   if (/[A-Za-z]/.test(value) && isCodeShaped(value, 'model') && !isQuantity(value.replace(/-/g, ''))) {
     out.add('model', value, 'inferred', MIN_CODE_LENGTH);
   }

@@ -58,50 +58,60 @@ const LABEL = new RegExp(
 const NOT_A_LOT_CODE =
   /(?:iff|supplier|vendor|customer|internal|zip|postal|area|promo|promotional|discount|coupon|qr|color|colour|country|bar|access|security|penal|federal|source|error|fault|event|diagnostic|trouble|tariff|time|phone|dialing|the|a|this|that|building|fire|safety|regulations|establishment|plant|tracking|reference|verification|activation|confirmation|order|offer)\s*$/i;
 
-const LOT_KINDS: Record<string, IdentifierKind> = {
-  batch: 'batch',
-  lot: 'lot',
-  datecode: 'lot',
-  serial: 'lot',
-  code: 'lot',
-};
+/** A label's record (a function of the module, not a closure: it runs for every label). */
+function labelAt(
+  family: LabelFamily,
+  kind: IdentifierKind,
+  start: number,
+  end: number,
+  of: boolean,
+  dateCodes: boolean,
+  bare: boolean,
+): Label {
+  return { family, kind, start, end, dateCodes, bare, of };
+}
 
 function labelOf(m: RegExpExecArray, text: string): Label | null {
   const g = m.groups ?? {};
-  const base = {
-    start: m.index,
-    end: m.index + m[0].length,
-    dateCodes: false,
-    bare: false,
-    of: g.filler?.toLowerCase() === 'of',
-  };
-  if (g.upc !== undefined) return { ...base, family: 'barcode', kind: 'upc' };
-  if (g.ean !== undefined) return { ...base, family: 'barcode', kind: 'ean' };
-  if (g.gtin !== undefined) return { ...base, family: 'barcode', kind: 'gtin' };
-  if (g.ndc !== undefined) return { ...base, family: 'ndc', kind: 'ndc' };
-  if (g.udi !== undefined) return { ...base, family: 'udi', kind: 'udi' };
-  if (g.vin !== undefined) return { ...base, family: 'vin', kind: 'vin' };
-  for (const name of ['batch', 'datecode', 'lot', 'serial', 'code'] as const) {
-    if (g[name] === undefined) continue;
-    if (name === 'code' && NOT_A_LOT_CODE.test(text.slice(Math.max(0, m.index - 24), m.index))) return null;
-    return { ...base, family: 'lot', kind: LOT_KINDS[name]!, dateCodes: name === 'datecode' };
+  const start = m.index;
+  const end = start + m[0].length;
+  const of = g.filler !== undefined && g.filler.toLowerCase() === 'of';
+  if (g.upc !== undefined) return labelAt('barcode', 'upc', start, end, of, false, false);
+  if (g.ean !== undefined) return labelAt('barcode', 'ean', start, end, of, false, false);
+  if (g.gtin !== undefined) return labelAt('barcode', 'gtin', start, end, of, false, false);
+  if (g.ndc !== undefined) return labelAt('ndc', 'ndc', start, end, of, false, false);
+  if (g.udi !== undefined) return labelAt('udi', 'udi', start, end, of, false, false);
+  if (g.vin !== undefined) return labelAt('vin', 'vin', start, end, of, false, false);
+  if (g.batch !== undefined) return labelAt('lot', 'batch', start, end, of, false, false);
+  if (g.datecode !== undefined) return labelAt('lot', 'lot', start, end, of, true, false);
+  if (g.lot !== undefined || g.serial !== undefined)
+    return labelAt('lot', 'lot', start, end, of, false, false);
+  if (g.code !== undefined) {
+    return NOT_A_LOT_CODE.test(text.slice(Math.max(0, start - 24), start))
+      ? null
+      : labelAt('lot', 'lot', start, end, of, false, false);
   }
   if (g.model !== undefined) {
     // `REF` is a label only in capitals, as printed on device labels ("ref" is an ordinary word).
     if (/^ref$/i.test(g.model) && g.model !== 'REF') return null;
     // "Model Name" introduces names, not numbers, unless it reads "Model Name/Number"; "Model
     // Year" introduces years.
-    const after = text.slice(base.end, base.end + 16);
-    if (g.qualifier === undefined && /^\s*names?\b(?!\s*\/\s*(?:numbers?|nos?\b))/i.test(after)) return null;
-    if (g.qualifier === undefined && /^\s*years?\b/i.test(after)) return null;
-    return {
-      ...base,
-      family: 'model',
-      kind: 'model',
-      bare: g.qualifier === undefined && /^models?$/i.test(g.model),
-    };
+    if (g.qualifier === undefined) {
+      const after = text.slice(end, end + 16);
+      if (/^\s*names?\b(?!\s*\/\s*(?:numbers?|nos?\b))/i.test(after) || /^\s*years?\b/i.test(after))
+        return null;
+    }
+    return labelAt(
+      'model',
+      'model',
+      start,
+      end,
+      of,
+      false,
+      g.qualifier === undefined && /^models?$/i.test(g.model),
+    );
   }
-  if (g.modelq !== undefined) return { ...base, family: 'model', kind: 'model' };
+  if (g.modelq !== undefined) return labelAt('model', 'model', start, end, of, false, false);
   return null;
 }
 
