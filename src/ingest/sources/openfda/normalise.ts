@@ -136,6 +136,8 @@ export function normaliseOpenFdaRecord(record: OpenFdaRecord, productPath: OpenF
   const brands = [
     ...new Set((record.openfda?.brand_name ?? []).map((b) => b.trim()).filter((b) => b !== '')),
   ];
+  // The fields of the enforcement report that name this product's codes. The reason is not
+  // read: the codes it names are those of the other products of a recall event.
   const prose = [record.product_description, record.code_info, record.more_code_info]
     .filter((t): t is string => typeof t === 'string' && t !== '')
     .map((t) => extractLabelledIdentifiers(t));

@@ -87,9 +87,20 @@ export function fsaHazard(
   return classifyHazard(riskStatement ?? title);
 }
 
-/** Batch codes (`batch`) and lot numbers (`lot`) from their dedicated fields, plus labelled codes in batch prose. */
+/**
+ * Batch codes (`batch`) and lot numbers (`lot`) from their dedicated fields, labelled codes in
+ * batch prose, and labelled identifiers in the rest a person reads of the alert: its title and
+ * description, and each product's name and pack size ("… 500g, barcode 5012345678900").
+ */
 function batchIdentifiers(alert: FoodAlert): Identifier[] {
   const found: Identifier[][] = [];
+  const prose = [
+    alert.title,
+    alert.description,
+    ...asList(alert.productDetails).flatMap((p) => [p.productName, p.packSizeDescription]),
+  ];
+  for (const t of prose)
+    if (typeof t === 'string' && t.trim() !== '') found.push(extractLabelledIdentifiers(t));
   for (const product of asList(alert.productDetails)) {
     for (const batch of asList(product.batchDescription)) {
       if (typeof batch === 'string') {

@@ -211,7 +211,9 @@ export function normaliseFsisRecord(record: FsisRecord): RecallDraft {
     countries: ['US'],
     url: fsisUrl(record.field_recall_url),
     identifiers: mergeIdentifiers(
-      ...[...productLines, ...summaryLines].map((line) => extractLabelledIdentifiers(line, { kinds: KINDS })),
+      ...[title ?? '', ...productLines, ...summaryLines].map((line) =>
+        extractLabelledIdentifiers(line, { kinds: KINDS }),
+      ),
     ),
   };
 }
