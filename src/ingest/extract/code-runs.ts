@@ -82,9 +82,9 @@ const SEPARATORS = new Set([
 ]);
 /** Words between the two ends of a range ("VF34618193 thru VF34618322", "0815 - 1253"). */
 const RANGE_WORDS = new Set(['thru', 'through', 'to', '~', '-', '–', '—', 'until', 'till', 'al', 'a', 'au']);
-/** Words before a value that make it an open bound or a prefix ("starting with FC32", "ending in 211"). */
+/** Words before a value that make it an open bound, a prefix or a fragment ("starting with FC32", "ending in 211", "a VIN containing SNKIN19A"). */
 const BOUND_BEFORE =
-  /^(?:starting|start|starts|beginning|begin|begins|ending|ends|end|prefix|prefixes|prefixed|from|after|before|above|below|over|under|than)$/i;
+  /^(?:containing|contains|starting|start|starts|beginning|begin|begins|ending|ends|end|prefix|prefixes|prefixed|from|after|before|above|below|over|under|than)$/i;
 /** A model code of capitals only, four or more, with inner `-`, `/`, `+`: `MPISUS`, `HWL-MTK-RT-IN`. */
 const LETTER_CODE = /^(?=[A-Z+/-]{4,}$)[A-Z]{2,}(?:[-/+]?[A-Z]+)*$/;
 /** Words in capitals that follow a model label but are not models. */

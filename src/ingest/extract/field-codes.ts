@@ -37,6 +37,9 @@ const BARCODE_SEPARATORS = /\s*(?:[;,|\n\r/]+|\s(?:and|&|or)\s)\s*/i;
 const FIELD_LABEL =
   /^(?:art(?:icle)?\.?\s*(?:no|nr|number)\.?|item\s*(?:no|nr|number)\.?|ref(?:erence)?\s*(?:no\.?)?|type(?:\s*(?:no|nr|number))?\.?|model\s*(?:no|nr|number|name)?\.?|batch\s*(?:no|nr|number)?\.?|lot\s*(?:no|nr|number)?\.?)\s*[:#.]\s*/i;
 
+/** A list item that is a name, not a code: one word of three or more letters ("ENFINIGY"). */
+const NAME_ITEM = /^\p{L}{3,}$/u;
+
 /** A list item that is a code: letters and digits with inner `-`, `/`, `.`, `*`, `_`, `#`, `+`, at most three words. */
 const CODE_SHAPE = /^[A-Za-z0-9][A-Za-z0-9 ./\-_#*+]*$/;
 
@@ -113,9 +116,12 @@ export function codeFieldIdentifiers(
       !isPlaceholder(unlabelled(s)) && !((kind === 'batch' || kind === 'lot') && isDateValue(unlabelled(s))),
   );
   const found: Identifier[] = [];
+  const codes: string[] = [];
   let allCodes = kept.length > 0;
   for (const item of kept) {
     const value = unlabelled(item);
+    // A product name among the codes ("53113-000-0|1030051; ENFINIGY", as Safety Gate serves it).
+    if (kept.length > 1 && NAME_ITEM.test(item.trim())) continue;
     const n = normaliseIdentifier(kind, value);
     const longEnough = kept.length === 1 || (n.ok && n.normalized.length >= 3);
     if (!isCodeLike(value) || !n.ok || !longEnough) {
@@ -123,8 +129,9 @@ export function codeFieldIdentifiers(
       break;
     }
     found.push({ kind, value, normalized: n.normalized, confidence: 'exact' });
+    codes.push(item);
   }
-  if (allCodes) return { identifiers: mergeIdentifiers(found), values: kept };
+  if (allCodes && found.length > 0) return { identifiers: mergeIdentifiers(found), values: codes };
   if (kept.length === 0) return EMPTY;
   const prose = extractLabelledIdentifiers(text, { kinds: proseKinds(kind) });
   return { identifiers: prose, values: [text.replace(/\s+/g, ' ')] };

@@ -243,3 +243,36 @@ test('describes the feed: meta and licence', () => {
   assert.match(meta.licence.attribution, /ACCC © Commonwealth of Australia/);
   assert.equal(meta.defaultBaseUrl, 'https://www.productsafety.gov.au');
 });
+
+test('reads the feed in the shape served in August 2026: no PRA number, escaped HTML, lists of codes', () => {
+  // test/fixtures/shapes/au-accc-2026-08.xml: project-written, in the shape of the real feed.
+  const body = readFileSync(new URL('../../fixtures/shapes/au-accc-2026-08.xml', import.meta.url));
+  const { drafts, setAside, dataAsOf } = auAccc.parse({ name: 'feed.xml', body });
+  assert.deepEqual(setAside, []);
+  assert.equal(dataAsOf, '2026-08-27');
+  const [filter, bike] = drafts;
+  // With no PRA number, the record id is the item's guid.
+  assert.equal(filter?.recordId, '00000000-0000-4000-8000-000000000001');
+  assert.equal(filter?.recall_date, '2026-08-27');
+  assert.equal(filter?.product.category, 'Vehicles & accessories');
+  assert.deepEqual(
+    filter?.identifiers.map((i) => [i.kind, i.value, i.confidence]),
+    [
+      ['gtin', '2600000001458', 'extracted'],
+      ['gtin', '2600000001526', 'extracted'], // "Barcode&nbsp;2600000001526"
+      ['model', 'TDF-10001', 'inferred'], // "Part number TDF-10001 (found on packaging …)"
+    ],
+  );
+  // "a VIN containing TDX9Z19A" is a fragment of VINs, not a code; batches and a SKU are.
+  assert.deepEqual(
+    bike?.identifiers.map((i) => [i.kind, i.value]),
+    [
+      ['batch', 'X-901'],
+      ['batch', 'X-902'],
+      ['batch', 'X-912A'],
+      ['model', '9011414'],
+    ],
+  );
+  assert.equal(bike?.hazard.category, 'fall');
+  assert.equal(bike?.remedy, 'repair');
+});

@@ -469,3 +469,27 @@ test('an agency error surfaces as an UpstreamError from fetch', async (t) => {
   );
   await s.finish();
 });
+
+test('reads the dump in the shape served in June 2026: absolute URLs, Transport Canada rows, trailing spaces', () => {
+  // test/fixtures/shapes/ca-hc-2026-06.json: project-written, in the shape of the real dump.
+  const body = readFileSync(new URL('../../fixtures/shapes/ca-hc-2026-06.json', import.meta.url));
+  const { drafts, setAside, dataAsOf } = caHc.parse({ name: 'HCRSAMOpenData.json', body });
+  assert.deepEqual(setAside, []);
+  assert.equal(dataAsOf, '2026-06-30');
+  assert.deepEqual(
+    drafts.map((d) => [
+      d.recordId,
+      d.url?.startsWith('https://recalls-rappels.canada.ca/en/alert-recall/'),
+      d.severity,
+      d.hazard.category,
+    ]),
+    [
+      ['990901', true, 'unknown', 'injury'],
+      ['990902', true, 'unknown', 'other'],
+      ['990903', true, 'serious', 'undeclared_allergen'],
+    ],
+  );
+  assert.equal(drafts[0]?.title?.endsWith('Hazards'), true, 'trailing spaces are trimmed');
+  assert.equal(drafts[0]?.remedy, 'stop_use');
+  assert.equal(drafts[2]?.remedy, 'dispose');
+});

@@ -282,6 +282,11 @@ test('reads multi-valued code fields conservatively', () => {
     ['model', 'CD-456', 'CD456', 'exact'],
   ]);
   assert.deepEqual(ids('Art. no. 40512', 'model'), [['model', '40512', '40512', 'exact']]);
+  // A product name among the codes, as the Safety Gate API serves some model fields.
+  assert.deepEqual(ids('51234-000-0|1030099; FICTIONA ', 'model'), [
+    ['model', '1030099', '1030099', 'exact'],
+    ['model', '51234-000-0', '512340000', 'exact'],
+  ]);
   assert.deepEqual(ids('Model 5, 10 and 20 litres', 'model'), []);
   assert.deepEqual(ids('ALL-IN-ONE 5', 'model'), [['model', 'ALL-IN-ONE 5', 'ALLINONE5', 'exact']]);
   assert.deepEqual(ids('N/A', 'batch'), []);

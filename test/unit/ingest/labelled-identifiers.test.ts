@@ -239,6 +239,7 @@ const NOTHING: [string, string][] = [
   ['wildcards and formats', 'Date Code (in Serial Number) 911XXXXXX, a date code formatted as 20XX YY-58'],
   ['battery types and sizes', 'Model numbers CR2032, LR44/357, 2XL and 50mm/55mm/65mm'],
   ['zip and promo codes', 'zip code 60510 and promo code 12345'],
+  ['fragments of VINs', 'Affected models have a VIN containing TDX9Z19A.'],
 ];
 
 for (const [why, text] of NOTHING) {
