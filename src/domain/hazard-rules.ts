@@ -185,6 +185,8 @@ export const HAZARD_RULES: readonly HazardRule[] = [
       /\b(?:can|could|may|might|to|will)\s+fall\b(?!\s+(?:outside|out of|below|above|within|short|under))/i,
       /\bfalling\b(?!\s+(?:outside|out of|below|above|within|short|under))/i,
       /\btip(?:s|ping)? over while in use\b/i,
+      // ACCC: "Risk of serious injury to a child from a fall if the seat breaks".
+      /\bfrom (?:a )?falls?\b/i,
     ],
   },
   {
@@ -194,11 +196,13 @@ export const HAZARD_RULES: readonly HazardRule[] = [
       /\bcrash (?:hazard|risk)/i,
       /\bcrash(?:es)?(?:,| and| or)[^.;]{0,60}?\bhazards?\b/i,
       /\b(?:in|during|cause|causing|result in) a (?:crash|collision)/i,
+      // ACCC: "… if the brake calliper fails and causes an accident", "… from an accident".
+      /\b(?:from|in|during|causes?|causing|result(?:s|ing)? in) an accident\b/i,
       /\bvehicle crash/i,
       /\bloss of (?:vehicle |steering |motive |drive |braking )?(?:control|power|steering|propulsion|braking)\b/i,
       /\blose control\b/i,
       /\bair ?bags?\b/i,
-      /\bbrak(?:e|es|ing)\s+(?:failure|fluid|hoses?|lines?|calipers?|pedal|booster|assist|system|performance|ability|distance)/i,
+      /\bbrak(?:e|es|ing)\s+(?:failure|fluid|hoses?|lines?|call?ipers?|pedal|booster|assist|system|performance|ability|distance)/i,
       /\breduced braking\b/i,
       /\bincreas\w* (?:the )?stopping distance/i,
       /\bsteering\s+(?:control|failure|gear|column|wheel|assist|rack|linkage)/i,
@@ -231,6 +235,9 @@ export const HAZARD_RULES: readonly HazardRule[] = [
       /\blacerat/i,
       /\bcut (?:hazard|risk)/i,
       /\b(?:risk|hazard) of cuts?\b/i,
+      // ACCC: "Risk of injury from cuts or scratches".
+      /\bfrom cuts?\b/i,
+      /\bcuts? (?:or|and) scratch/i,
       /\bpunctur/i,
       /\bsharp (?:edges?|points?)\b/i,
       /\bneedle[- ]?sticks?\b/i,

@@ -487,6 +487,10 @@ test('reads the dump in the shape served in June 2026: absolute URLs, Transport 
       ['990901', true, 'unknown', 'injury'],
       ['990902', true, 'unknown', 'other'],
       ['990903', true, 'serious', 'undeclared_allergen'],
+      // Health Canada's own labels for a failing: a device's "Performance", and spoilage the
+      // agency calls "Non harmful" (not microbial contamination, which the title's word alone says).
+      ['990904', true, 'medium', 'quality_defect'],
+      ['990905', true, 'low', 'quality_defect'],
     ],
   );
   assert.equal(drafts[0]?.title?.endsWith('Hazards'), true, 'trailing spaces are trimmed');

@@ -137,6 +137,14 @@ const CASES: [string, HazardCategory][] = [
   ],
   ['AN OVERHEATED FLASHLIGHT COULD RESULT IN BURNS.', 'burn'],
   ['The recalled tables can collapse when a horizontal force is applied, posing a risk of injury.', 'injury'],
+  // Issue 9, from real ACCC wording (August 2026): the harm comes after "Risk of … from".
+  ['Risk of serious injury to a child from a fall if the detachable seat breaks while in use.', 'fall'],
+  ['Risk of injury from cuts or scratches by the loose or raised section of the infuser.', 'laceration'],
+  ['Risk of serious injury or death if the brake calliper fails and causes an accident.', 'vehicle_crash'],
+  [
+    'Risk of death, serious injury or property damage from an accident if the filter comes off while the vehicle is being driven. The oil spill may cause a fire.',
+    'vehicle_crash',
+  ],
   // food
   ['Product contains undeclared sulfites.', 'undeclared_allergen'],
   ['Undeclared wheat and egg', 'undeclared_allergen'],

@@ -100,11 +100,19 @@ function hcSummary(row: HcRow): string | null {
 }
 
 /**
+ * Issue labels of Health Canada's own vocabulary that name a failing, not a harm, and would read
+ * otherwise in the shared rules: a medical device's "Performance", and "Non harmful (quality or
+ * spoilage)", where the agency says in so many words that the spoilage is not a hazard.
+ */
+const HC_QUALITY_ISSUES = /^(?:performance|non[- ]harmful\b.*)$/i;
+
+/**
  * The hazard category of `Issue`. Issues are often one terse label ("Labelling", "Brakes") that
  * names no category; then the title, which usually says why ("… recalled due to undeclared
  * milk"), is read with it.
  */
 export function hcHazardCategory(issue: string | null, title: string | null): HazardCategory | null {
+  if (issue !== null && HC_QUALITY_ISSUES.test(issue.trim())) return 'quality_defect';
   const own = classifyHazard(issue);
   if (own !== null && own !== 'other') return own;
   return classifyHazard([issue, title].filter((t) => t !== null).join('\n') || null);
