@@ -16,7 +16,7 @@
 import type { Confidence, IdentifierKind } from '../../domain/identifiers/kinds.ts';
 import { normaliseIdentifier } from '../../domain/identifiers/normalise.ts';
 import { normaliseVin } from '../../domain/identifiers/vin.ts';
-import { isCodeShaped, isDateLike, isDayDate, isUnitWord, isYear } from './code-shapes.ts';
+import { OPEN_BOUND_WORDS, isCodeShaped, isDateLike, isDayDate, isUnitWord, isYear } from './code-shapes.ts';
 import type { Label } from './labels.ts';
 import { endsSentence, type Token } from './tokens.ts';
 
@@ -171,8 +171,7 @@ const COMMON_CAPITALS = new Set([
 const PAIRED_COLUMNS = /\b(?:range|from|start(?:ing)?|first|begin(?:ning)?)\b/i;
 
 /** Words after a value that make it an open bound ("3114 or older"). */
-const BOUND_AFTER =
-  /^(?:older|earlier|lower|later|newer|higher|greater|above|below|before|after|prior|up|onward|onwards)$/i;
+const BOUND_AFTER = new RegExp(`^(?:${OPEN_BOUND_WORDS})$`, 'i');
 
 /** How a body is read: as a list or a table, how many codes it needs, whether ranges sit in two columns. */
 interface BodyOptions {

@@ -85,6 +85,13 @@ export function isQuantity(value: string): boolean {
   return QUANTITY.test(value) || ELECTRICAL.test(value) || SHORT_METRIC.test(value);
 }
 
+/**
+ * Words that, after "or" / "and", make the code before them an open bound standing for many
+ * codes: "3114 or older", "22C15 and later".
+ */
+export const OPEN_BOUND_WORDS =
+  'older|earlier|lower|later|newer|higher|greater|above|below|before|after|prior|up|onwards?';
+
 /** Whether a word written after a number makes that number a quantity: "18 oz", "90 Quart", "5 cases". */
 export function isUnitWord(word: string): boolean {
   return UNIT_WORD.test(word) || COUNT_NOUNS.test(word);

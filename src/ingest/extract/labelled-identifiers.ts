@@ -14,7 +14,7 @@ import type { Confidence, IdentifierKind } from '../../domain/identifiers/kinds.
 import { normaliseIdentifier } from '../../domain/identifiers/normalise.ts';
 import type { Identifier } from '../../domain/recall.ts';
 import { CodeRunReader, MIN_CODE_LENGTH, type CodeSink } from './code-runs.ts';
-import { isCodeShaped, isQuantity } from './code-shapes.ts';
+import { OPEN_BOUND_WORDS, isCodeShaped, isQuantity } from './code-shapes.ts';
 import { findLabels, type Label } from './labels.ts';
 import { tokenize } from './tokens.ts';
 
@@ -63,6 +63,8 @@ const COUNT_NOUN =
   /\s+(?:units?|cases?|bottles?|boxes?|bags?|packages?|cartons?|pieces?|pcs|kits?|vials?|tubes?|jars?|cans?|trays?|pallets?|count)(?![A-Za-z])/iy;
 /** A range word after a value, before its other end: "to", "thru", "through", a spaced dash or tilde. */
 const RANGE_TO = new RegExp(String.raw`\s+(?:to|thru|through|until|[${DASH}~])\s+(?=[A-Za-z0-9])`, 'iy');
+/** An open bound after a value: "3114 or older", "22C15 and later" stand for many codes. */
+const OPEN_BOUND = new RegExp(String.raw`\s+(?:or|and)\s+(?:${OPEN_BOUND_WORDS})(?![A-Za-z])`, 'iy');
 /** Words that end a value or a list (labels and date words), never values themselves. */
 const STOP_WORDS = new Set([
   'and',
@@ -273,7 +275,7 @@ function readCodes(
     if (!endsCleanly(text, end)) return;
     if (sticky(COUNT_NOUN, text, end)) return;
     // "40012000 to 40098999": the two ends of a range are a family of codes, not codes.
-    if (sticky(RANGE_TO, text, end)) return;
+    if (sticky(RANGE_TO, text, end) || sticky(OPEN_BOUND, text, end)) return;
     for (const value of read.values) out.add(kind, value, 'inferred', MIN_CODE_LENGTH);
     const paren = sticky(PARENTHETICAL, text, end);
     if (paren) end += paren[0].length;

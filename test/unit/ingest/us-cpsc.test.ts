@@ -195,7 +195,7 @@ test('identifier counts by kind and confidence over the 750 real records', (t) =
   // (test/unit/ingest/identifier-truth.test.ts) says whether for the better.
   assert.deepEqual(Object.fromEntries([...counts].sort()), {
     'batch:inferred': 40,
-    'lot:inferred': 254,
+    'lot:inferred': 252,
     'model:inferred': 1960,
     'upc:exact': 129,
     'upc:extracted': 28,
