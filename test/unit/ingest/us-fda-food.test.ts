@@ -10,6 +10,7 @@ import {
   parseSamplePage,
   type ExpectedIdentifier,
 } from '../../support/openfda.ts';
+import { assertSetAside, type BadRecord } from '../../support/set-aside.ts';
 
 /**
  * The identifiers each real record must yield, written by reading its product_description,
@@ -259,7 +260,7 @@ test('fails loudly with a format error when the page shape drifts', () => {
 });
 
 test('sets aside a record that drifted, with its place and reason, and reads the rest', () => {
-  const bad: [string, unknown, string, RegExp][] = [
+  const bad: BadRecord[] = [
     ['a record without recall_number', { product_description: 'x' }, 'results[0]', /recall_number/],
     ['an empty recall_number', { recall_number: '' }, 'results[1]', /recall_number/],
     [
@@ -279,15 +280,7 @@ test('sets aside a record that drifted, with its place and reason, and reads the
     name: 'x.json',
     body: page([...bad.map(([, r]) => r), { recall_number: 'F-3-2099' }]),
   });
-  assert.deepEqual(
-    parsed.drafts.map((d) => d.recordId),
-    ['F-3-2099'],
-  );
-  assert.deepEqual(
-    parsed.setAside.map((s) => s.record),
-    bad.map(([, , place]) => place),
-  );
-  bad.forEach(([why, , , reason], i) => assert.match(parsed.setAside[i]!.reason, reason, why));
+  assertSetAside(parsed, ['F-3-2099'], bad);
 });
 
 test('accepts an empty page and unknown extra fields', () => {

@@ -28,6 +28,7 @@ import {
 } from '../../../src/ingest/sources/us-fsis/press-release.ts';
 import { usFsis } from '../../../src/ingest/sources/us-fsis/index.ts';
 import { scriptedAgency } from '../../support/scripted-agency.ts';
+import { assertSetAside, type BadRecord } from '../../support/set-aside.ts';
 
 const FIXTURES = fileURLToPath(new URL('../../fixtures/us-fsis/', import.meta.url));
 const MAIN = 'recall-v1.json';
@@ -586,7 +587,7 @@ test('fails loudly with a format error when the response drifts', () => {
 });
 
 test('sets aside a record that drifted, with its place and reason, and reads the rest', () => {
-  const bad: [string, unknown, string, RegExp][] = [
+  const bad: BadRecord[] = [
     ['a record that is not an object', 'x', '[0]', /schema at \/: /],
     ['no langcode', { field_recall_number: '001-2099' }, '[1] (001-2099)', /langcode/],
     ['no recall number at all', { langcode: 'English' }, '[2]', /^no field_recall_number$/],
@@ -619,15 +620,7 @@ test('sets aside a record that drifted, with its place and reason, and reads the
     name: 'x.json',
     body: Buffer.from(JSON.stringify([...bad.map(([, r]) => r), rec('005-2099', 'English')])),
   });
-  assert.deepEqual(
-    parsed.drafts.map((d) => d.recordId),
-    ['005-2099'],
-  );
-  assert.deepEqual(
-    parsed.setAside.map((s) => s.record),
-    bad.map(([, , place]) => place),
-  );
-  bad.forEach(([why, , , reason], i) => assert.match(parsed.setAside[i]!.reason, reason, why));
+  assertSetAside(parsed, ['005-2099'], bad);
 });
 
 test('accepts an empty array, a byte-order mark and unknown fields; data_as_of is the newest date', () => {
