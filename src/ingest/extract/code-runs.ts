@@ -482,7 +482,8 @@ export class CodeRunReader {
 
   /**
    * Whether token `i` and the next are one code printed in two groups: a code, one space, and
-   * a short group of one or two capitals and one or two digits ("17348 L24", "01/15/24 CH1").
+   * a short group of one or two capitals and one or two digits ("17348 L24", "01/15/24 CH1"),
+   * or a year and its week and factory ("2023 32-58", a date code).
    */
   private grouped(i: number): boolean {
     const [t, next] = [this.tokens[i], this.tokens[i + 1]];
@@ -490,7 +491,7 @@ export class CodeRunReader {
       t !== undefined &&
       next !== undefined &&
       /\d/.test(t.text) &&
-      /^[A-Z]{1,2}\d{1,2}$/.test(next.text) &&
+      (/^[A-Z]{1,2}\d{1,2}$/.test(next.text) || (isYear(t.text) && /^\d{1,2}-\d{1,3}$/.test(next.text))) &&
       this.text.slice(t.end, next.start) === ' '
     );
   }

@@ -237,6 +237,7 @@ const NOTHING: [string, string][] = [
   ['serial numbers as ranges', 'Serial numbers 40012000 to 40098999'],
   ['serial numbers as prefixes', 'serial numbers starting with FC32 and ending in 211'],
   ['open bounds', 'Serial numbers 3114 or older are affected; lot 22C15 and later'],
+  ['a range of date codes in two groups', 'Only date codes 2023 32-58 through 2024 13-58 are affected.'],
   ['wildcards and formats', 'Date Code (in Serial Number) 911XXXXXX, a date code formatted as 20XX YY-58'],
   ['battery types and sizes', 'Model numbers CR2032, LR44/357, 2XL and 50mm/55mm/65mm'],
   ['zip and promo codes', 'zip code 60510 and promo code 12345'],

@@ -196,7 +196,7 @@ test('identifier counts by kind and confidence over the 750 real records', (t) =
   // (test/unit/ingest/identifier-truth.test.ts) says whether for the better.
   assert.deepEqual(Object.fromEntries([...counts].sort()), {
     'batch:inferred': 40,
-    'lot:inferred': 252,
+    'lot:inferred': 250,
     'model:inferred': 1960,
     'upc:exact': 129,
     'upc:extracted': 28,
