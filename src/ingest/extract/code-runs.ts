@@ -343,8 +343,15 @@ export class CodeRunReader {
   ): { column: number; value: string; next: number } | null {
     const t = this.tokens[i];
     if (t === undefined) return null;
-    // In a list right after a model label, a code of capitals alone: "MPISUS", "RRL-MTK-RT-IN".
-    if (!table && LETTER_CODE.test(t.text) && !COMMON_CAPITALS.has(t.text) && !this.capitals) {
+    // In a list right after a model label, a code of capitals alone: "MPISUS", "RRL-MTK-RT-IN";
+    // not a name heading the next label ("… AG6 FORCE models FORCE02E …": a brand).
+    if (
+      !table &&
+      LETTER_CODE.test(t.text) &&
+      !COMMON_CAPITALS.has(t.text) &&
+      !this.capitals &&
+      this.labelStartingAt(i + 1) === undefined
+    ) {
       const model = columns.findIndex((c) => c.family === 'model');
       if (model !== -1 && normaliseIdentifier('model', t.text).ok)
         return { column: model, value: t.text, next: i + 1 };
@@ -590,8 +597,11 @@ export class CodeRunReader {
         continue;
       }
       if (t.text === '(') depth += 1;
-      else if (t.text === ')') depth = Math.max(0, depth - 1);
-      else if (!table && depth === 0 && !SEPARATORS.has(t.text.toLowerCase())) break;
+      else if (t.text === ')') {
+        // A bracket closing one opened before the label ends a list: "(Model #SM4910-10) or SKIL".
+        if (depth === 0 && !table) break;
+        depth = Math.max(0, depth - 1);
+      } else if (!table && depth === 0 && !SEPARATORS.has(t.text.toLowerCase())) break;
       i += 1;
     }
     // A code of capitals alone ("MPISUS") is kept beside codes with digits, or when it has

@@ -383,7 +383,12 @@ function readCodeBefore(text: string, label: Label, out: Collector): void {
   const before = CODE_BEFORE.exec(text.slice(Math.max(0, label.start - 48), label.start));
   if (before === null) return;
   const value = before[1]!;
-  if (/[A-Za-z]/.test(value) && isCodeShaped(value, 'model') && !isQuantity(value.replace(/-/g, ''))) {
+  if (
+    /[A-Za-z]/.test(value) &&
+    /\d/.test(value) &&
+    isCodeShaped(value, 'model') &&
+    !isQuantity(value.replace(/-/g, ''))
+  ) {
     out.add('model', value, 'inferred', MIN_CODE_LENGTH);
   }
 }

@@ -49,7 +49,7 @@ const LABEL = new RegExp(
     String.raw`)(?![A-Za-z])` +
     String.raw`(?<qualifier>[ \t]*(?:codes?|numbers?|nos?\.?|nbr\.?|num\.?)(?![A-Za-z]))?` +
     String.raw`(?:\s*\((?:s|REF|#)\))?` +
-    String.raw`(?:\s*[:#=]+)?` +
+    String.raw`(?:\s*(?:#s(?![A-Za-z])|[:#=]+))?` +
     String.raw`(?:\s+(?<filler>is|are|of)(?![A-Za-z]))?`,
   'gi',
 );

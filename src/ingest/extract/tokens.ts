@@ -1,6 +1,6 @@
 /**
  * Prose as tokens, for reading lists and flattened tables of codes: runs of non-space
- * characters, with brackets, quotes and trailing punctuation split off as tokens of their own,
+ * characters, with brackets, quotes, a leading `#` and trailing punctuation split off as tokens of their own,
  * each keeping its place in the text (so a value can be quoted exactly as printed).
  */
 
@@ -12,8 +12,11 @@ export interface Token {
 }
 
 const BRACKETS = /[()[\]{}]/;
-/** Quotes that open a quoted value: `"`, `“`, `‘`, `«` (an apostrophe inside a word stays). */
-const OPENERS = new Set(['"', '“', '‘', '«', "'"]);
+/**
+ * Split off the start of a token: quotes that open a quoted value (`"`, `“`, `‘`, `«`; an
+ * apostrophe inside a word stays) and a number sign glued to its value (`#PM 4910-10`).
+ */
+const OPENERS = new Set(['"', '“', '‘', '«', "'", '#']);
 /** Punctuation split off the end of a token: quotes, `,`, `;`, `:`, `!`, `?` and one full stop. */
 const CLOSERS = new Set(['"', '”', '’', '»', "'", ',', ';', ':', '!', '?']);
 

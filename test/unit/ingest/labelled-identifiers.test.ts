@@ -267,6 +267,29 @@ test('reads every value of a multi-brand list of model numbers', () => {
   );
 });
 
+test('a brand in capitals heading the next model label is not a model of the list before it', () => {
+  // CPSC 9894: "… Advantage AG models AG3, AG4 FORCE models FORCE02E, FORCE03E …".
+  assert.deepEqual(ids('Advantage AG models AG3, AG4 FORCE models FORCE02E, FORCE03E'), [
+    'model:AG3:inferred:AG3',
+    'model:AG4:inferred:AG4',
+    'model:FORCE02E:inferred:FORCE02E',
+    'model:FORCE03E:inferred:FORCE03E',
+  ]);
+});
+
+test('a list inside brackets ends with them; a number sign glued to a code or a plural is no value', () => {
+  // CPSC 10114: "… Push Mowers (Model #PM 4910-10) or SKIL 40V …".
+  assert.deepEqual(ids('Push Mowers (Model #PM 4910-10) or SKIL 40V Mowers (Model #SM4910-10).'), [
+    'model:PM491010:inferred:PM 4910-10',
+    'model:SM491010:inferred:SM4910-10',
+  ]);
+  // CPSC 9891's captions: "Model #s HWL-LF and HWL-LF-BP10 (White)".
+  assert.deepEqual(ids('Sounders Model #s HWL-LF and HWL-LF-BP10 (White) showing the label'), [
+    'model:HWLLF:inferred:HWL-LF',
+    'model:HWLLFBP10:inferred:HWL-LF-BP10',
+  ]);
+});
+
 test('reads the model column of a product table flattened into prose, not its sizes', () => {
   assert.deepEqual(
     ids(
