@@ -47,11 +47,16 @@ const FORMAT_CHARACTERS = /\p{Cf}/gu;
  */
 export function cleanText(value: string): string {
   // Printable ASCII is already what NFKC and the replacements would make it.
-  if (PRINTABLE_ASCII.test(value)) return value.trim();
+  if (isPrintableAscii(value)) return value.trim();
   return value.normalize('NFKC').replace(DASHES, '-').replace(FORMAT_CHARACTERS, '').trim();
 }
 
 const PRINTABLE_ASCII = /^[\x20-\x7e]*$/;
+
+/** Whether text is printable ASCII only, which Unicode normalisation leaves as it is. */
+export function isPrintableAscii(value: string): boolean {
+  return PRINTABLE_ASCII.test(value);
+}
 
 /**
  * Removes one leading label followed by a separator (`UPC:`, `UPC `, `EAN-13 `, `GTIN#`,

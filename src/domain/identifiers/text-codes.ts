@@ -3,6 +3,7 @@
  * placeholder texts agencies publish instead of a value (`N/A`, `All lots`, `no code` …).
  */
 import type { Normalised } from './kinds.ts';
+import { isPrintableAscii } from './labels.ts';
 
 type Rejection = Extract<Normalised, { ok: false }>;
 /** The outcome of a text-code rule: the canonical code, or why there is none. */
@@ -31,7 +32,6 @@ const PLACEHOLDERS = new Set([
  */
 const PLACEHOLDER_FIRST_WORDS = new Set(['ALL', 'NONE', 'UNKNOWN']);
 const ONE_WORD_WITH_DIGIT = /^\s*\S*\d\S*\s*$/;
-const PRINTABLE_ASCII = /^[\x20-\x7e]*$/;
 
 /** `No code`, `No lot codes`, `No UDI Codes provided`: "no", at most two words, "code(s)". */
 const NO_CODES = /^NO(?: [A-Z]+){0,2} CODES?(?: [A-Z]+)*$/;
@@ -67,7 +67,7 @@ export function normaliseTextCode(value: string): TextCodeResult {
     return { ok: false, reason: 'empty', detail: 'placeholder text, not an identifier' };
   }
   // Printable ASCII (nearly every code) needs no decomposition: the same result, faster.
-  const code = PRINTABLE_ASCII.test(value)
+  const code = isPrintableAscii(value)
     ? value.toUpperCase().replace(/[^A-Z0-9]+/g, '')
     : value
         .normalize('NFD')

@@ -85,6 +85,12 @@ export function isQuantity(value: string): boolean {
   return QUANTITY.test(value) || ELECTRICAL.test(value) || SHORT_METRIC.test(value);
 }
 
+/** Whether a value opens with a quantity (`50 ml jar`, `2 kg`, `10W`): a size, not a code. */
+export function leadsWithQuantity(value: string): boolean {
+  const [first = '', second] = value.trim().split(/\s+/);
+  return isQuantity(first) || (second !== undefined && isQuantity(`${first} ${second}`));
+}
+
 /**
  * Words that, after "or" / "and", make the code before them an open bound standing for many
  * codes: "3114 or older", "22C15 and later".

@@ -6,14 +6,15 @@
  * extractor, which keeps its own (lower) confidence. Precision first: a false match tells a
  * merchant to pull a safe product.
  *
- * Shared by the eu-safety-gate, uk-fsa and au-accc adapters. It lives here only because those
- * three folders were what this change could touch; it belongs in `src/ingest/extract/`.
+ * Shared by the eu-safety-gate, uk-fsa and au-accc adapters. Dates and quantities are told
+ * from codes by the same rules as in prose (`code-shapes.ts`).
  */
 import type { IdentifierKind } from '../../domain/identifiers/kinds.ts';
 import { prepareValue } from '../../domain/identifiers/labels.ts';
 import { normaliseIdentifier } from '../../domain/identifiers/normalise.ts';
 import { isPlaceholder } from '../../domain/identifiers/text-codes.ts';
 import type { Identifier } from '../../domain/recall.ts';
+import { isDateLike, leadsWithQuantity } from './code-shapes.ts';
 import { extractLabelledIdentifiers, mergeIdentifiers } from './labelled-identifiers.ts';
 
 /** What a dedicated code field yields: its identifiers and its values as printed. */
@@ -43,27 +44,6 @@ const NAME_ITEM = /^\p{L}{3,}$/u;
 /** A list item that is a code: letters and digits with inner `-`, `/`, `.`, `*`, `_`, `#`, `+`, at most three words. */
 const CODE_SHAPE = /^[A-Za-z0-9][A-Za-z0-9 ./\-_#*+]*$/;
 
-const MONTHS = 12;
-
-/** A size or quantity, never a code: `50 ml jar`, `2 kg`, `10W`, `5000 mAh`. */
-const QUANTITY =
-  /^\d+(?:[.,]\d+)?\s*(?:oz|lbs?|g|kg|mg|mcg|ml|cl|l|ct|pk|pcs|gal|in|mm|cm|m|ft|%|w|v|mah)(?![A-Za-z0-9])/i;
-
-/** Dates printed in batch fields (production or expiry dates), which are never batch codes. */
-export function isDateValue(value: string): boolean {
-  const v = value.trim();
-  let m = /^(\d{1,2})[./-](\d{1,2})[./-](\d{2}|\d{4})$/.exec(v);
-  if (m) {
-    const [a, b] = [Number(m[1]), Number(m[2])];
-    return (a >= 1 && a <= 31 && b >= 1 && b <= MONTHS) || (b >= 1 && b <= 31 && a >= 1 && a <= MONTHS);
-  }
-  m = /^(\d{1,2})[./-](\d{4})$/.exec(v);
-  if (m) return Number(m[1]) >= 1 && Number(m[1]) <= MONTHS;
-  m = /^(\d{4})[./-](\d{1,2})(?:[./-](\d{1,2}))?$/.exec(v);
-  if (m) return Number(m[2]) >= 1 && Number(m[2]) <= MONTHS && (m[3] === undefined || Number(m[3]) <= 31);
-  return /^\d{1,2}\s*(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?\s*\d{2,4}$/i.test(v);
-}
-
 /** The value a list item stands for, without a label printed in front of it. */
 function unlabelled(item: string): string {
   const local = item.replace(FIELD_LABEL, '');
@@ -77,7 +57,7 @@ function isCodeLike(value: string): boolean {
     /\d/.test(value) &&
     CODE_SHAPE.test(value) &&
     value.split(/\s+/).length <= 3 &&
-    !QUANTITY.test(value)
+    !leadsWithQuantity(value)
   );
 }
 
@@ -113,14 +93,14 @@ export function codeFieldIdentifiers(
     .filter((s) => s !== '');
   const kept = items.filter(
     (s) =>
-      !isPlaceholder(unlabelled(s)) && !((kind === 'batch' || kind === 'lot') && isDateValue(unlabelled(s))),
+      !isPlaceholder(unlabelled(s)) && !((kind === 'batch' || kind === 'lot') && isDateLike(unlabelled(s))),
   );
   const found: Identifier[] = [];
   const codes: string[] = [];
   let allCodes = kept.length > 0;
   for (const item of kept) {
     const value = unlabelled(item);
-    // A product name among the codes ("53113-000-0|1030051; ENFINIGY", as Safety Gate serves it).
+    // A product name among the codes ("51234-000-0|1030099; NAME", as Safety Gate serves some).
     if (kept.length > 1 && NAME_ITEM.test(item.trim())) continue;
     const n = normaliseIdentifier(kind, value);
     const longEnough = kept.length === 1 || (n.ok && n.normalized.length >= 3);

@@ -6,11 +6,8 @@ import { recallId, type RecallDraft } from '../../../src/domain/recall.ts';
 import { UpstreamError } from '../../../src/ingest/errors.ts';
 import { createUpstreamClient } from '../../../src/ingest/http-client.ts';
 import type { FetchContext, PageFetcher, RawPage } from '../../../src/ingest/source.ts';
-import {
-  barcodeFieldIdentifiers,
-  codeFieldIdentifiers,
-  isDateValue,
-} from '../../../src/ingest/extract/field-codes.ts';
+import { isDateLike } from '../../../src/ingest/extract/code-shapes.ts';
+import { barcodeFieldIdentifiers, codeFieldIdentifiers } from '../../../src/ingest/extract/field-codes.ts';
 import {
   SAFETY_GATE_LIST_PATH,
   safetyGateReportUrl,
@@ -300,9 +297,9 @@ test('reads multi-valued code fields conservatively', () => {
   assert.deepEqual(ids('Batches produced in March, lot 88123 only', 'batch'), [
     ['lot', '88123', '88123', 'inferred'],
   ]);
-  assert.equal(isDateValue('2025/07'), true);
-  assert.equal(isDateValue('2025/45'), false);
-  assert.equal(isDateValue('05MAY25'), true);
+  assert.equal(isDateLike('2025/07'), true);
+  assert.equal(isDateLike('2025/45'), false);
+  assert.equal(isDateLike('05MAY25'), true);
 });
 
 test('takes valid barcodes from a barcode field and drops invalid ones', () => {
