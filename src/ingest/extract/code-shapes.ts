@@ -5,7 +5,8 @@
  * value is never a date in one place and a lot in another.
  */
 
-const MONTH = String.raw`(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?`;
+/** A month written as a word or its abbreviation, for use inside a pattern (case-insensitive). */
+export const MONTH = String.raw`(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?`;
 const MONTHS_IN_YEAR = 12;
 const DAY_MONTH_YEAR = new RegExp(String.raw`^\d{1,2}\s?${MONTH}\s?\d{2,4}$`, 'i');
 const MONTH_DAY_YEAR = new RegExp(String.raw`^${MONTH}\s?\d{1,2}(?:,?\s?\d{4})?$`, 'i');

@@ -14,7 +14,7 @@ import type { Confidence, IdentifierKind } from '../../domain/identifiers/kinds.
 import { normaliseIdentifier } from '../../domain/identifiers/normalise.ts';
 import type { Identifier } from '../../domain/recall.ts';
 import { CodeRunReader, MIN_CODE_LENGTH, type CodeSink } from './code-runs.ts';
-import { OPEN_BOUND_WORDS, isCodeShaped, isQuantity } from './code-shapes.ts';
+import { MONTH, OPEN_BOUND_WORDS, isCodeShaped, isQuantity } from './code-shapes.ts';
 import { findLabels, type Label } from './labels.ts';
 import { tokenize } from './tokens.ts';
 
@@ -45,7 +45,6 @@ const UDI_TOKEN = /[^\s,;]+/y;
 /** A lot, batch or model: letters and digits, with inner `-`, `/` or `.` (`PA17-412`, `KBF/05`). */
 const CODE_TOKEN = new RegExp(String.raw`[A-Za-z0-9](?:[A-Za-z0-9]|[${DASH}/.](?=[A-Za-z0-9]))*`, 'y');
 
-const MONTH = String.raw`(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?`;
 const DATE = String.raw`(?:\d{1,2}[/.${DASH}]\d{1,2}[/.${DASH}]\d{2,4}|\d{4}[/.${DASH}]\d{1,2}(?:[/.${DASH}]\d{1,2})?|\d{1,2}[/.${DASH}]\d{2,4}|\d{8}|\d{1,2} ?${MONTH} ?\d{2,4}|${MONTH} ?\d{1,2},? \d{4}|${MONTH} ?\d{2,4})(?![A-Za-z0-9/])`;
 
 /** An expiry or sell-by phrase with its date, skipped inside lot lists: `Exp. 07/18`, `Best By: 1/18/2027`. */
