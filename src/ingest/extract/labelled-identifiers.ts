@@ -115,11 +115,16 @@ function sticky(re: RegExp, text: string, pos: number): RegExpExecArray | null {
   return re.exec(text);
 }
 
-/** The character after a value must not glue it to something else (`12:30`, `08/27`, `5%`). */
+/**
+ * The character after a value must not glue it to something else (`12:30`, `08/27`, `5%`); a
+ * closing quote or bracket ends it (`“lot code 88123”`, `[lot 88123]`), an apostrophe only
+ * when no letter follows (`lot 88123'` but not `X100's`).
+ */
 function endsCleanly(text: string, end: number): boolean {
   const next = text.charAt(end);
   if (next === '') return true;
-  if (/[\s,;)(&]/.test(next)) return true;
+  if (/[\s,;)(&\]"”»]/.test(next)) return true;
+  if (next === "'" || next === '’') return !/\p{L}/u.test(text.charAt(end + 1));
   return next === '.' && !/\d/.test(text.charAt(end + 1));
 }
 

@@ -267,6 +267,19 @@ test('reads every value of a multi-brand list of model numbers', () => {
   );
 });
 
+test('a label and its value inside quotes or brackets: the closing quote ends the value', () => {
+  // CPSC 10461 and 10520: "Production Batch Number 202408" and "Production Batch: 7654" in quotes.
+  assert.deepEqual(ids('labels with "Production Batch Number 202408" printed on the back'), [
+    'batch:202408:inferred:202408',
+  ]);
+  assert.deepEqual(ids('packages with “lot code 88123” and [lot 88124]'), [
+    'lot:88123:inferred:88123',
+    'lot:88124:inferred:88124',
+  ]);
+  // An apostrophe followed by a letter still glues: "X100's" is not read as "X100".
+  assert.deepEqual(ids("the Model X100's handle"), []);
+});
+
 test('a brand in capitals heading the next model label is not a model of the list before it', () => {
   // CPSC 9894: "… Advantage AG models AG3, AG4 FORCE models FORCE02E, FORCE03E …".
   assert.deepEqual(ids('Advantage AG models AG3, AG4 FORCE models FORCE02E, FORCE03E'), [

@@ -195,7 +195,7 @@ test('identifier counts by kind and confidence over the 750 real records', (t) =
   // A census, not a reading: a change here means extraction changed; the truth-set test
   // (test/unit/ingest/identifier-truth.test.ts) says whether for the better.
   assert.deepEqual(Object.fromEntries([...counts].sort()), {
-    'batch:inferred': 40,
+    'batch:inferred': 42,
     'lot:inferred': 250,
     'model:inferred': 1955,
     'upc:exact': 129,
