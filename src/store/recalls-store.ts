@@ -4,7 +4,7 @@
  */
 import type { Kysely } from 'kysely';
 import type { Hit } from '../domain/check.ts';
-import type { Confidence, IdentifierKind } from '../domain/identifiers/kinds.ts';
+import { isMoreCertain, type Confidence, type IdentifierKind } from '../domain/identifiers/kinds.ts';
 import type { Identifier, Recall, Revision } from '../domain/recall.ts';
 import type { HazardCategory, Remedy, Severity } from '../domain/taxonomy.ts';
 import type { Engine } from './engine.ts';
@@ -47,8 +47,6 @@ type RecallRow = Omit<Database['recalls'], 'content' | 'content_hash'> & {
   agency: string;
   source_data_as_of: string | null;
 };
-
-const CONFIDENCE_RANK: Record<string, number> = { exact: 3, extracted: 2, inferred: 1 };
 
 function parseList(json: string): string[] {
   const v: unknown = JSON.parse(json);
@@ -159,10 +157,7 @@ function keepBest(
   hit: { kind: string; normalized: string; confidence: string },
 ): void {
   const current = best.get(recallId);
-  if (
-    current === undefined ||
-    (CONFIDENCE_RANK[hit.confidence] ?? 0) > (CONFIDENCE_RANK[current.confidence] ?? 0)
-  ) {
+  if (current === undefined || isMoreCertain(hit.confidence as Confidence, current.confidence)) {
     best.set(recallId, {
       kind: hit.kind as IdentifierKind,
       normalized: hit.normalized,

@@ -19,6 +19,11 @@ export type RejectionReason = (typeof REJECTION_REASONS)[number];
 export const CONFIDENCES = ['exact', 'extracted', 'inferred'] as const;
 export type Confidence = (typeof CONFIDENCES)[number];
 
+/** Whether confidence `a` is more certain than `b` (exact, then extracted, then inferred). */
+export function isMoreCertain(a: Confidence, b: Confidence): boolean {
+  return CONFIDENCES.indexOf(a) < CONFIDENCES.indexOf(b);
+}
+
 /** The outcome of normalising one value: its canonical form, or why it has none. */
 export type Normalised =
   | {

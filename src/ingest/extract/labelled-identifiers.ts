@@ -10,7 +10,7 @@
  * quantities and phone numbers are never lots or models, and a list stops at the first item
  * that does not look like one.
  */
-import type { Confidence, IdentifierKind } from '../../domain/identifiers/kinds.ts';
+import { isMoreCertain, type Confidence, type IdentifierKind } from '../../domain/identifiers/kinds.ts';
 import { normaliseIdentifier } from '../../domain/identifiers/normalise.ts';
 import type { Identifier } from '../../domain/recall.ts';
 import { CodeRunReader, MIN_CODE_LENGTH, type CodeSink } from './code-runs.ts';
@@ -131,8 +131,6 @@ function endsCleanly(text: string, end: number): boolean {
 // ---------------------------------------------------------------------------------------------
 // Collecting results
 // ---------------------------------------------------------------------------------------------
-
-const RANK: Record<Confidence, number> = { exact: 0, extracted: 1, inferred: 2 };
 
 class Collector implements CodeSink {
   readonly found: Identifier[] = [];
@@ -408,7 +406,7 @@ export function mergeIdentifiers(...lists: readonly (readonly Identifier[])[]): 
     for (const id of list) {
       const key = `${id.kind}:${id.normalized}`;
       const seen = byKey.get(key);
-      if (seen === undefined || RANK[id.confidence] < RANK[seen.confidence]) byKey.set(key, id);
+      if (seen === undefined || isMoreCertain(id.confidence, seen.confidence)) byKey.set(key, id);
     }
   }
   return [...byKey.values()].sort((a, b) =>
