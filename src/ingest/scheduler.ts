@@ -8,6 +8,7 @@ export interface DailySchedule {
 
 export function startDailySchedule(options: {
   hourUtc: number;
+  /** One ingest run. It reports its own failures: a rejection is dropped so the schedule goes on. */
   run: () => Promise<void>;
   now?: () => Date;
   /** How often the clock is looked at. */
@@ -22,9 +23,12 @@ export function startDailySchedule(options: {
     if (running || lastDay === day || t.getUTCHours() < options.hourUtc) return;
     lastDay = day;
     running = true;
-    options.run().finally(() => {
-      running = false;
-    });
+    void options
+      .run()
+      .catch(() => undefined)
+      .finally(() => {
+        running = false;
+      });
   };
   const timer = setInterval(tick, options.tickMs ?? 5 * 60_000);
   timer.unref();
