@@ -18,7 +18,8 @@ import { startOpenFdaStandIn } from '../support/openfda-server.ts';
 import { REDIS_URL, requireService } from '../support/services.ts';
 import { draft } from '../support/service.ts';
 
-const REDIS_DB_URL = `${REDIS_URL.replace(/\/\d*$/, '')}/7`;
+// A Redis database of this run's own (flushed first): CI runs two suites side by side.
+const REDIS_DB_URL = `${REDIS_URL.replace(/\/\d*$/, '')}/${process.env.RECALLS_TEST_REDIS_DB ?? '7'}`;
 
 interface Node {
   url: string;
