@@ -499,10 +499,3 @@ export function* syntheticRecalls(
     yield { sourceId: shape.id, jurisdiction: shape.jurisdiction, draft, earlier };
   }
 }
-
-/** Every source's records for a corpus of `total`, source by source. */
-export function* syntheticCorpus(total: number, seed = 20_260_617): Generator<SyntheticRecall> {
-  const counts = sourceCounts(total);
-  for (const [i, shape] of SOURCE_SHAPES.entries())
-    yield* syntheticRecalls(shape, counts.get(shape.id)!, seed + i);
-}
