@@ -3,7 +3,7 @@
  * fields off the wire) and make up the OpenAPI document. The shapes the domain also uses are
  * defined beside their types in src/domain and re-exported here.
  */
-import { Type, type TSchema } from '@sinclair/typebox';
+import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import { CheckReceiptSchema } from '../domain/check.ts';
 import { IdentifierKindSchema } from '../domain/identifiers/kinds.ts';
 import { Nullable, StringEnum } from '../domain/json-schema.ts';
@@ -54,6 +54,8 @@ export const HealthSchema = Type.Object(
   },
   { $id: 'Health' },
 );
+/** GET /v1/health's body. */
+export type Health = Static<typeof HealthSchema>;
 
 export const MetaSchema = Type.Object(
   {
