@@ -2,42 +2,58 @@
  * A catalogue check, as pure steps: plan (normalise, reject, deduplicate, derive probe keys),
  * then build the receipt from the stored identifiers the probes hit.
  */
+import { Type, type Static } from '@sinclair/typebox';
 import { lookupKeys } from './identifiers/match-keys.ts';
 import { normaliseIdentifier } from './identifiers/normalise.ts';
-import type { RejectionReason } from './identifiers/kinds.ts';
+import { REJECTION_REASONS } from './identifiers/kinds.ts';
 import { resultDigest, submittedDigest } from './digests.ts';
+import { Nullable, StringEnum } from './json-schema.ts';
 
-export interface MatchEntry {
-  recall_id: string;
-  matched_on: { kind: string; normalized: string };
-  revision_at_check: number;
-  title: string | null;
-  jurisdiction: string | null;
-  recall_date: string | null;
-  severity: string | null;
-  url: string | null;
-}
+const MatchEntrySchema = Type.Object({
+  recall_id: Type.String(),
+  matched_on: Type.Object({ kind: Type.String(), normalized: Type.String() }),
+  revision_at_check: Type.Integer({ description: 'The recall revision current when the check ran' }),
+  title: Nullable(Type.String()),
+  jurisdiction: Nullable(Type.String()),
+  recall_date: Nullable(Type.String()),
+  severity: Nullable(Type.String()),
+  url: Nullable(Type.String()),
+});
+/** One (checked identifier, matching recall) pair of a receipt. */
+export type MatchEntry = Static<typeof MatchEntrySchema>;
 
-export interface RejectedEntry {
-  kind: string;
-  value: string;
-  reason: RejectionReason;
-}
+const RejectedEntrySchema = Type.Object({
+  kind: Type.String(),
+  value: Type.String(),
+  reason: StringEnum(REJECTION_REASONS),
+});
+/** A submitted identifier that could not be normalised, and why. */
+export type RejectedEntry = Static<typeof RejectedEntrySchema>;
 
-export interface CheckReceipt {
-  check_id: string;
-  label: string | null;
-  performed_at: string;
-  submitted_count: number;
-  submitted_digest: string;
-  rejected_count: number;
-  rejected: RejectedEntry[];
-  match_count: number;
-  result_digest: string;
-  corpus_as_of: string | null;
-  corpus_size: number;
-  matches?: MatchEntry[];
-}
+export const CheckReceiptSchema = Type.Object(
+  {
+    check_id: Type.String(),
+    label: Nullable(Type.String()),
+    performed_at: Type.String({ format: 'date-time' }),
+    submitted_count: Type.Integer({ description: 'Distinct identifiers checked; excludes `rejected`' }),
+    submitted_digest: Type.String({
+      description:
+        'Lowercase hex SHA-256 over the distinct `kind:normalized` pairs (kind as submitted, lower-cased), sorted by code unit, joined with "\\n", no trailing newline',
+    }),
+    rejected_count: Type.Integer(),
+    rejected: Type.Array(RejectedEntrySchema),
+    match_count: Type.Integer(),
+    result_digest: Type.String({
+      description: 'Lowercase hex SHA-256 over the distinct matched recall ids, sorted, joined with "\\n"',
+    }),
+    corpus_as_of: Nullable(Type.String()),
+    corpus_size: Type.Integer(),
+    matches: Type.Optional(Type.Array(MatchEntrySchema)),
+  },
+  { $id: 'CheckReceipt' },
+);
+/** The immutable record of a catalogue check; `matches` is left out of receipt lists. */
+export type CheckReceipt = Static<typeof CheckReceiptSchema>;
 
 /** One distinct identifier to check: the kind as submitted (lower-cased) and its canonical form. */
 export interface PlannedIdentifier {

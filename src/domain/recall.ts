@@ -1,36 +1,79 @@
 /**
  * The normalised recall record, as adapters produce it (a draft) and as the store keeps it.
- * Field names follow the public contract; `canonicalFields` is the part whose change is an
- * amendment (first/last seen and freshness are not).
+ * Each shape is its TypeBox schema (what the API validates, serialises and documents) and the
+ * `Static` type derived from it. `RecallContent` is the part whose change is an amendment
+ * (first/last seen and freshness are not).
  */
-import type { Confidence, IdentifierKind } from './identifiers/kinds.ts';
-import type { HazardCategory, Remedy, Severity } from './taxonomy.ts';
+import { Type, type Static } from '@sinclair/typebox';
+import { CONFIDENCES, IdentifierKindSchema } from './identifiers/kinds.ts';
+import { Nullable, StringEnum } from './json-schema.ts';
+import { HazardCategorySchema, RemedySchema, SeveritySchema } from './taxonomy.ts';
 
+export const IdentifierSchema = Type.Object(
+  {
+    kind: Type.Ref(IdentifierKindSchema),
+    value: Type.String({ description: 'Exactly as the agency published it' }),
+    normalized: Type.String({ description: 'Canonical form used for matching' }),
+    confidence: StringEnum(CONFIDENCES, {
+      description:
+        '`exact` from a dedicated field; `extracted` mined from prose and passed a checksum; `inferred` matched on shape only',
+    }),
+  },
+  { $id: 'Identifier' },
+);
 /** One product identifier attached to a recall. */
-export interface Identifier {
-  kind: IdentifierKind;
-  /** Exactly as the agency published it. */
-  value: string;
-  /** Canonical form used for matching. */
-  normalized: string;
-  confidence: Confidence;
-}
+export type Identifier = Static<typeof IdentifierSchema>;
+
+const recallProperties = {
+  id: Type.String({ description: 'Stable recall id' }),
+  source: Type.Object({
+    id: Type.String({ description: 'Source feed id' }),
+    record_id: Type.String({ description: "The agency's own record id" }),
+    agency: Type.String(),
+    jurisdiction: Type.String({ description: 'Jurisdiction code as published' }),
+  }),
+  title: Nullable(Type.String()),
+  summary: Nullable(Type.String()),
+  hazard: Type.Object({
+    category: Nullable(Type.Ref(HazardCategorySchema)),
+    text: Nullable(Type.String({ description: "The agency's own wording, verbatim" })),
+  }),
+  product: Type.Object({
+    category: Nullable(Type.String()),
+    brands: Type.Array(Type.String()),
+    models: Type.Array(Type.String()),
+  }),
+  severity: Nullable(Type.Ref(SeveritySchema)),
+  source_classification: Nullable(Type.String({ description: "The agency's own class label, unmapped" })),
+  remedy: Nullable(Type.Ref(RemedySchema)),
+  recall_date: Nullable(Type.String({ format: 'date' })),
+  published_date: Nullable(Type.String({ format: 'date' })),
+  countries: Type.Array(Type.String()),
+  url: Nullable(Type.String()),
+  revision: Type.Integer({
+    minimum: 1,
+    description: 'Times the record has been observed to change; 1 means never amended',
+  }),
+  identifiers: Type.Optional(Type.Array(Type.Ref(IdentifierSchema))),
+  data_as_of: Type.String(),
+  first_seen_at: Type.String({ format: 'date-time' }),
+  last_seen_at: Type.String({ format: 'date-time' }),
+};
+
+/** A recall as served; `identifiers` only where one recall is read. */
+export const RecallSchema = Type.Object(recallProperties, { $id: 'Recall' });
+
+/** A recall as stored and served, with its identifiers. */
+export type Recall = Static<typeof RecallSchema> & { identifiers: Identifier[] };
+
+/** A recall in a list: every field but its identifiers. */
+export type RecallSummary = Omit<Recall, 'identifiers'>;
+
+/** Fields the service assigns; everything else is the agency's content. */
+type ServiceFields = 'id' | 'source' | 'revision' | 'data_as_of' | 'first_seen_at' | 'last_seen_at';
 
 /** The public, amendable content of a recall: what is compared between observations. */
-export interface RecallContent {
-  title: string | null;
-  summary: string | null;
-  hazard: { category: HazardCategory | null; text: string | null };
-  product: { category: string | null; brands: string[]; models: string[] };
-  severity: Severity | null;
-  source_classification: string | null;
-  remedy: Remedy | null;
-  recall_date: string | null;
-  published_date: string | null;
-  countries: string[];
-  url: string | null;
-  identifiers: Identifier[];
-}
+export type RecallContent = Omit<Recall, ServiceFields>;
 
 /** What a source adapter produces for one agency record. Pure data, no ids assigned by the store. */
 export interface RecallDraft extends RecallContent {
@@ -38,23 +81,33 @@ export interface RecallDraft extends RecallContent {
   recordId: string;
 }
 
-/** A recall as stored and served. */
-export interface Recall extends RecallContent {
-  id: string;
-  source: { id: string; record_id: string; agency: string; jurisdiction: string };
-  revision: number;
-  data_as_of: string;
-  first_seen_at: string;
-  last_seen_at: string;
-}
+export const RecallMatchSchema = Type.Object(
+  {
+    ...recallProperties,
+    match: Type.Object({
+      kind: Type.Ref(IdentifierKindSchema),
+      normalized: Type.String(),
+      confidence: Type.String(),
+    }),
+  },
+  { $id: 'RecallMatch', description: 'A recall with the stored identifier that matched the lookup' },
+);
+/** A recall found by an identifier, with the stored identifier that matched (no identifiers list). */
+export type RecallMatch = Omit<Static<typeof RecallMatchSchema>, 'identifiers'>;
 
+export const RevisionSchema = Type.Object(
+  {
+    revision: Type.Integer(),
+    observed_at: Type.String({ format: 'date-time', description: 'When the service observed the change' }),
+    changed_fields: Type.Record(Type.String(), Type.Object({ from: Type.Unknown(), to: Type.Unknown() }), {
+      description: 'Field name (dot paths for nested fields) mapped to its old and new value',
+    }),
+    data_as_of: Type.Optional(Type.String()),
+  },
+  { $id: 'Revision' },
+);
 /** One observed amendment of a recall. */
-export interface Revision {
-  revision: number;
-  observed_at: string;
-  changed_fields: Record<string, { from: unknown; to: unknown }>;
-  data_as_of?: string;
-}
+export type Revision = Static<typeof RevisionSchema>;
 
 /** A record id made only of the characters that pass through unescaped. */
 const PLAIN_RECORD_ID = /^[A-Za-z0-9-]*$/;

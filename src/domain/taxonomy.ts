@@ -2,6 +2,8 @@
  * The canonical taxonomies: severity and remedy as the contract names them, and the hazard
  * categories of this service (published as an enum in the OpenAPI document).
  */
+import { StringEnum } from './json-schema.ts';
+
 export const SEVERITIES = ['serious', 'high', 'medium', 'low', 'unknown'] as const;
 export type Severity = (typeof SEVERITIES)[number];
 
@@ -58,3 +60,12 @@ export const HAZARD_CATEGORY_DESCRIPTIONS: Record<HazardCategory, string> = {
     'Manufacturing or quality failure: potency, dissolution, device malfunction, GMP deviations.',
   other: 'A hazard none of the categories above names.',
 };
+
+export const HazardCategorySchema = StringEnum(HAZARD_CATEGORIES, {
+  $id: 'HazardCategory',
+  description:
+    'Canonical hazard taxonomy of this service.\n\n' +
+    HAZARD_CATEGORIES.map((c) => `- \`${c}\`: ${HAZARD_CATEGORY_DESCRIPTIONS[c]}`).join('\n'),
+});
+export const SeveritySchema = StringEnum(SEVERITIES, { $id: 'Severity' });
+export const RemedySchema = StringEnum(REMEDIES, { $id: 'Remedy' });

@@ -1,100 +1,27 @@
 /**
- * One schema source per shape: these TypeBox schemas validate requests, serialise responses
- * (which also keeps undeclared fields off the wire) and make up the OpenAPI document.
+ * The API's schemas: they validate requests, serialise responses (which also keeps undeclared
+ * fields off the wire) and make up the OpenAPI document. The shapes the domain also uses are
+ * defined beside their types in src/domain and re-exported here.
  */
-import { Type, type TSchema } from '@sinclair/typebox';
-import { IDENTIFIER_KINDS, REJECTION_REASONS, CONFIDENCES } from '../domain/identifiers/kinds.ts';
-import { HAZARD_CATEGORIES, HAZARD_CATEGORY_DESCRIPTIONS, REMEDIES, SEVERITIES } from '../domain/taxonomy.ts';
+import { Type, type Static, type TSchema } from '@sinclair/typebox';
+import { CheckReceiptSchema } from '../domain/check.ts';
+import { IdentifierKindSchema } from '../domain/identifiers/kinds.ts';
+import { Nullable, StringEnum } from '../domain/json-schema.ts';
+import { IdentifierSchema, RecallMatchSchema, RecallSchema, RevisionSchema } from '../domain/recall.ts';
+import { HazardCategorySchema, RemedySchema, SeveritySchema } from '../domain/taxonomy.ts';
 import { PROBLEM_TYPES } from './problems.ts';
 
-const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
-const StringEnum = <T extends readonly string[]>(values: T, options: Record<string, unknown> = {}) =>
-  Type.Unsafe<T[number]>({ type: 'string', enum: [...values], ...options });
-
-export const HazardCategorySchema = StringEnum(HAZARD_CATEGORIES, {
-  $id: 'HazardCategory',
-  description:
-    'Canonical hazard taxonomy of this service.\n\n' +
-    HAZARD_CATEGORIES.map((c) => `- \`${c}\`: ${HAZARD_CATEGORY_DESCRIPTIONS[c]}`).join('\n'),
-});
-export const SeveritySchema = StringEnum(SEVERITIES, { $id: 'Severity' });
-export const RemedySchema = StringEnum(REMEDIES, { $id: 'Remedy' });
-export const IdentifierKindSchema = StringEnum(IDENTIFIER_KINDS, { $id: 'IdentifierKind' });
-
-export const IdentifierSchema = Type.Object(
-  {
-    kind: Type.Ref(IdentifierKindSchema),
-    value: Type.String({ description: 'Exactly as the agency published it' }),
-    normalized: Type.String({ description: 'Canonical form used for matching' }),
-    confidence: StringEnum(CONFIDENCES, {
-      description:
-        '`exact` from a dedicated field; `extracted` mined from prose and passed a checksum; `inferred` matched on shape only',
-    }),
-  },
-  { $id: 'Identifier' },
-);
-
-const recallProperties = {
-  id: Type.String({ description: 'Stable recall id' }),
-  source: Type.Object({
-    id: Type.String({ description: 'Source feed id' }),
-    record_id: Type.String({ description: "The agency's own record id" }),
-    agency: Type.String(),
-    jurisdiction: Type.String({ description: 'Jurisdiction code as published' }),
-  }),
-  title: Nullable(Type.String()),
-  summary: Nullable(Type.String()),
-  hazard: Type.Object({
-    category: Nullable(Type.Ref(HazardCategorySchema)),
-    text: Nullable(Type.String({ description: "The agency's own wording, verbatim" })),
-  }),
-  product: Type.Object({
-    category: Nullable(Type.String()),
-    brands: Type.Array(Type.String()),
-    models: Type.Array(Type.String()),
-  }),
-  severity: Nullable(Type.Ref(SeveritySchema)),
-  source_classification: Nullable(Type.String({ description: "The agency's own class label, unmapped" })),
-  remedy: Nullable(Type.Ref(RemedySchema)),
-  recall_date: Nullable(Type.String({ format: 'date' })),
-  published_date: Nullable(Type.String({ format: 'date' })),
-  countries: Type.Array(Type.String()),
-  url: Nullable(Type.String()),
-  revision: Type.Integer({
-    minimum: 1,
-    description: 'Times the record has been observed to change; 1 means never amended',
-  }),
-  identifiers: Type.Optional(Type.Array(Type.Ref(IdentifierSchema))),
-  data_as_of: Type.String(),
-  first_seen_at: Type.String({ format: 'date-time' }),
-  last_seen_at: Type.String({ format: 'date-time' }),
+export {
+  CheckReceiptSchema,
+  HazardCategorySchema,
+  IdentifierKindSchema,
+  IdentifierSchema,
+  RecallMatchSchema,
+  RecallSchema,
+  RemedySchema,
+  RevisionSchema,
+  SeveritySchema,
 };
-
-export const RecallSchema = Type.Object(recallProperties, { $id: 'Recall' });
-
-export const RecallMatchSchema = Type.Object(
-  {
-    ...recallProperties,
-    match: Type.Object({
-      kind: Type.Ref(IdentifierKindSchema),
-      normalized: Type.String(),
-      confidence: Type.String(),
-    }),
-  },
-  { $id: 'RecallMatch', description: 'A recall with the stored identifier that matched the lookup' },
-);
-
-export const RevisionSchema = Type.Object(
-  {
-    revision: Type.Integer(),
-    observed_at: Type.String({ format: 'date-time', description: 'When the service observed the change' }),
-    changed_fields: Type.Record(Type.String(), Type.Object({ from: Type.Unknown(), to: Type.Unknown() }), {
-      description: 'Field name (dot paths for nested fields) mapped to its old and new value',
-    }),
-    data_as_of: Type.Optional(Type.String()),
-  },
-  { $id: 'Revision' },
-);
 
 export const SourceSchema = Type.Object(
   {
@@ -109,42 +36,6 @@ export const SourceSchema = Type.Object(
     data_as_of: Nullable(Type.String()),
   },
   { $id: 'Source' },
-);
-
-const MatchEntrySchema = Type.Object({
-  recall_id: Type.String(),
-  matched_on: Type.Object({ kind: Type.String(), normalized: Type.String() }),
-  revision_at_check: Type.Integer({ description: 'The recall revision current when the check ran' }),
-  title: Nullable(Type.String()),
-  jurisdiction: Nullable(Type.String()),
-  recall_date: Nullable(Type.String()),
-  severity: Nullable(Type.String()),
-  url: Nullable(Type.String()),
-});
-
-export const CheckReceiptSchema = Type.Object(
-  {
-    check_id: Type.String(),
-    label: Nullable(Type.String()),
-    performed_at: Type.String({ format: 'date-time' }),
-    submitted_count: Type.Integer({ description: 'Distinct identifiers checked; excludes `rejected`' }),
-    submitted_digest: Type.String({
-      description:
-        'Lowercase hex SHA-256 over the distinct `kind:normalized` pairs (kind as submitted, lower-cased), sorted by code unit, joined with "\\n", no trailing newline',
-    }),
-    rejected_count: Type.Integer(),
-    rejected: Type.Array(
-      Type.Object({ kind: Type.String(), value: Type.String(), reason: StringEnum(REJECTION_REASONS) }),
-    ),
-    match_count: Type.Integer(),
-    result_digest: Type.String({
-      description: 'Lowercase hex SHA-256 over the distinct matched recall ids, sorted, joined with "\\n"',
-    }),
-    corpus_as_of: Nullable(Type.String()),
-    corpus_size: Type.Integer(),
-    matches: Type.Optional(Type.Array(MatchEntrySchema)),
-  },
-  { $id: 'CheckReceipt' },
 );
 
 export const HealthSchema = Type.Object(
@@ -163,6 +54,8 @@ export const HealthSchema = Type.Object(
   },
   { $id: 'Health' },
 );
+/** GET /v1/health's body. */
+export type Health = Static<typeof HealthSchema>;
 
 export const MetaSchema = Type.Object(
   {

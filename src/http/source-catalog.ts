@@ -5,22 +5,11 @@
 import type { SourceMeta } from '../ingest/source.ts';
 import type { Store } from '../store/database.ts';
 import type { SourceState } from '../store/sources-store.ts';
+import type { Health } from './schemas.ts';
 
 export interface SourceView {
   meta: SourceMeta;
   state: SourceState;
-}
-
-export interface Health {
-  status: 'ok' | 'degraded' | 'unknown';
-  sources: {
-    id: string;
-    cadence: string;
-    last_success_at: string | null;
-    data_as_of: string | null;
-    consecutive_failures: number;
-  }[];
-  degraded: string[];
 }
 
 const NEVER: Omit<SourceState, 'id'> = {

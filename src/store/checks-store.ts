@@ -1,6 +1,7 @@
 /** Check receipts: written once, read by their key only. The database refuses to change them. */
 import type { Kysely } from 'kysely';
 import type { CheckReceipt } from '../domain/check.ts';
+import { compile, type Statement } from './compiled.ts';
 import type { Engine } from './engine.ts';
 import type { Database } from './schema.ts';
 
@@ -12,6 +13,27 @@ export interface ReceiptWrite {
 }
 
 type ChecksRow = Database['checks'];
+type CheckWrite = Omit<ChecksRow, 'seq'>;
+
+function toRow(write: ReceiptWrite): CheckWrite {
+  const r = write.receipt;
+  return {
+    check_id: r.check_id,
+    key_id: write.keyId,
+    label: r.label,
+    performed_at: r.performed_at,
+    submitted_count: r.submitted_count,
+    submitted_digest: r.submitted_digest,
+    rejected: JSON.stringify(r.rejected),
+    match_count: r.match_count,
+    result_digest: r.result_digest,
+    corpus_as_of: r.corpus_as_of,
+    corpus_size: r.corpus_size,
+    matches: JSON.stringify(r.matches ?? []),
+    idempotency_key: write.idempotencyKey,
+    request_hash: write.requestHash,
+  };
+}
 
 function toReceipt(row: Omit<ChecksRow, 'seq'>, withMatches: boolean): CheckReceipt {
   return {
@@ -31,36 +53,35 @@ function toReceipt(row: Omit<ChecksRow, 'seq'>, withMatches: boolean): CheckRece
 }
 
 export class ChecksStore {
+  private readonly insertRow: Statement<CheckWrite, unknown>;
+
   constructor(
     private readonly db: Kysely<Database>,
-    private readonly engine: Engine,
-  ) {}
+    engine: Engine,
+  ) {
+    this.insertRow = compile(engine, (p: CheckWrite) =>
+      db.insertInto('checks').values({
+        check_id: p.check_id,
+        key_id: p.key_id,
+        label: p.label,
+        performed_at: p.performed_at,
+        submitted_count: p.submitted_count,
+        submitted_digest: p.submitted_digest,
+        rejected: p.rejected,
+        match_count: p.match_count,
+        result_digest: p.result_digest,
+        corpus_as_of: p.corpus_as_of,
+        corpus_size: p.corpus_size,
+        matches: p.matches,
+        idempotency_key: p.idempotency_key,
+        request_hash: p.request_hash,
+      } satisfies Record<keyof CheckWrite, unknown>),
+    );
+  }
 
   /** Records a receipt; it is committed (durable) when this resolves. */
   async insert(write: ReceiptWrite): Promise<void> {
-    const r = write.receipt;
-    await this.engine
-      .prepare(
-        'INSERT INTO checks (check_id, key_id, label, performed_at, submitted_count, submitted_digest, rejected, ' +
-          'match_count, result_digest, corpus_as_of, corpus_size, matches, idempotency_key, request_hash) ' +
-          'VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
-      )
-      .run([
-        r.check_id,
-        write.keyId,
-        r.label,
-        r.performed_at,
-        r.submitted_count,
-        r.submitted_digest,
-        JSON.stringify(r.rejected),
-        r.match_count,
-        r.result_digest,
-        r.corpus_as_of,
-        r.corpus_size,
-        JSON.stringify(r.matches ?? []),
-        write.idempotencyKey,
-        write.requestHash,
-      ]);
+    await this.insertRow.run(toRow(write));
   }
 
   /** A receipt of this key, with its matches; undefined for a missing one or another key's. */

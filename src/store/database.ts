@@ -4,6 +4,7 @@
  */
 import { Migrator } from 'kysely';
 import type { Config } from '../config.ts';
+import { compile } from './compiled.ts';
 import type { Engine } from './engine.ts';
 import { openSqlite } from './engines/sqlite.ts';
 import { ChecksStore } from './checks-store.ts';
@@ -36,8 +37,6 @@ export interface Store {
   readonly report: ReportStore;
   /** A number that changes whenever the corpus or any source's state changes. */
   corpusVersion(): Promise<number>;
-  /** True when the error is the database refusing to change a receipt. */
-  isImmutableViolation(error: unknown): boolean;
   close(): Promise<void>;
 }
 
@@ -64,6 +63,7 @@ export async function openStore(database: Config['database']): Promise<Store> {
     throw error;
   }
   const db = engine.db;
+  const version = compile(engine, () => db.selectFrom('corpus_state').select('version').where('id', '=', 1));
   return {
     engine: engine.name,
     recalls: new RecallsStore(db, engine),
@@ -75,13 +75,10 @@ export async function openStore(database: Config['database']): Promise<Store> {
     locks: new LocksStore(db),
     report: new ReportStore(db),
     async corpusVersion() {
-      const [row] = await engine
-        .prepare<{ version: number | string }>('SELECT version FROM corpus_state WHERE id = 1')
-        .all([]);
+      const [row] = await version.all({});
       if (row === undefined) throw new Error('corpus_state has no row');
       return Number(row.version);
     },
-    isImmutableViolation: (error) => engine.isImmutableViolation(error),
     close: () => engine.close(),
   };
 }

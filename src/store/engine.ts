@@ -2,7 +2,7 @@
  * What differs between the two storage engines. Everything else is shared query-builder code;
  * the few statements one engine spells differently live in its own file under engines/.
  */
-import type { ColumnDataType, Expression, Kysely, Transaction } from 'kysely';
+import type { ColumnDataType, CompiledQuery, Expression, Kysely, SqlBool, Transaction } from 'kysely';
 import type { Database } from './schema.ts';
 
 /**
@@ -16,6 +16,9 @@ export interface Prepared<R> {
   run(params: readonly unknown[]): Promise<number>;
 }
 
+/** Distinct statements an engine keeps prepared; past this, statements are prepared per call. */
+export const PREPARED_LIMIT = 500;
+
 export interface Engine {
   readonly name: 'sqlite' | 'postgres';
   readonly db: Kysely<Database>;
@@ -28,35 +31,30 @@ export interface Engine {
   readonly serialPrimaryKey: 'integer' | 'bigserial';
   /** Statements that make stored receipts refuse UPDATE and DELETE (and TRUNCATE where it exists). */
   receiptImmutabilitySql(): string[];
-  /** Maps a driver error to a domain error where one applies (unique violation, busy, …). */
-  isUniqueViolation(error: unknown): boolean;
-  /** True when the error is the immutability trigger refusing a change. */
-  isImmutableViolation(error: unknown): boolean;
   /**
-   * Prepares `sql` (positional `?` placeholders, this engine's dialect) once; the same text
-   * always returns the same statement.
+   * Prepares a statement: text with positional `?` placeholders, or a query compiled by `db`
+   * (already in this engine's dialect). The same text returns the same statement while it is
+   * among the PREPARED_LIMIT kept.
    */
-  prepare<R = Record<string, unknown>>(sql: string): Prepared<R>;
+  prepare<R = Record<string, unknown>>(query: string | CompiledQuery<R>): Prepared<R>;
   /**
-   * The condition `column` is one of a list passed as one parameter: `IN (SELECT value FROM
-   * json_each(?))` on SQLite, `= ANY(?)` on PostgreSQL; `listParam` encodes the list for it.
+   * The condition `column` is one of the list passed as the one parameter `list` (`listParam`
+   * encodes it): `in (select value from json_each(?))` on SQLite, `= any(?)` on PostgreSQL.
    */
-  inList(column: string): string;
+  inList(column: Expression<string | null>, list: unknown): Expression<SqlBool>;
   listParam(values: readonly string[]): unknown;
   /**
    * Inserts rows (values in `columns` order) inside the caller's open transaction, the engine's
    * fastest way: one prepared single-row statement per row on SQLite (in-process, no parse),
    * array-parameter multi-row statements on PostgreSQL. `integers` names the integer columns.
    */
-  insertRows(
+  insertRows<T extends keyof Database>(
     trx: Transaction<Database>,
-    table: string,
-    columns: readonly string[],
+    table: T,
+    columns: readonly (keyof Database[T] & string)[],
     rows: readonly (readonly unknown[])[],
-    integers?: readonly string[],
+    integers?: readonly (keyof Database[T] & string)[],
   ): Promise<void>;
-  /** Runs one statement with `?` placeholders inside the caller's open transaction. */
-  runIn(trx: Transaction<Database>, sql: string, params: readonly unknown[]): Promise<void>;
   /** Releases connections. */
   close(): Promise<void>;
 }

@@ -4,12 +4,13 @@
  * and a Revision with their field diff. The source's freshness moves in the same transaction,
  * so a run that fails midway leaves everything as it was.
  */
-import type { Kysely, Transaction } from 'kysely';
+import type { Kysely, Selectable, Transaction } from 'kysely';
 import { canonicalContent, contentHashOfJson, diffContent } from '../domain/diff.ts';
 import { storageKeys } from '../domain/identifiers/match-keys.ts';
 import { recallId, type RecallContent, type RecallDraft } from '../domain/recall.ts';
+import { allColumns } from './compiled.ts';
 import type { Engine } from './engine.ts';
-import { NO_SORT_DATE, type Database } from './schema.ts';
+import { NO_SORT_DATE, type Database, type IdentifiersTable, type RecallsTable } from './schema.ts';
 
 export interface SourceObservation {
   sourceId: string;
@@ -49,7 +50,7 @@ export function recallColumns(
   content: RecallContent,
   hash: string,
   json: string = JSON.stringify(content),
-) {
+): Omit<RecallsTable, 'revision' | 'first_seen_at' | 'last_seen_at'> {
   return {
     id,
     source_id: obs.sourceId,
@@ -76,7 +77,7 @@ export function recallColumns(
 }
 
 /** The recalls columns in insert order (the benchmark corpus writes the same). */
-export const RECALL_COLUMNS = [
+export const RECALL_COLUMNS = allColumns<RecallsTable>()([
   'id',
   'source_id',
   'record_id',
@@ -101,9 +102,9 @@ export const RECALL_COLUMNS = [
   'revision',
   'first_seen_at',
   'last_seen_at',
-] as const;
+]);
 /** The identifiers columns in insert order. */
-export const IDENTIFIER_COLUMNS = [
+export const IDENTIFIER_COLUMNS = allColumns<IdentifiersTable>()([
   'recall_id',
   'kind',
   'value',
@@ -111,10 +112,10 @@ export const IDENTIFIER_COLUMNS = [
   'confidence',
   'match_key',
   'product_key',
-] as const;
+]);
 
 /** The identifiers rows of a recall's canonical content. */
-export function identifierRows(id: string, content: RecallContent) {
+export function identifierRows(id: string, content: RecallContent): Selectable<IdentifiersTable>[] {
   return content.identifiers.map((i) => {
     const keys = storageKeys(i.kind, i.normalized);
     return {
@@ -168,7 +169,7 @@ export class IngestStore {
         const hash = contentHashOfJson(json);
         const prior = existing.get(id);
         if (prior === undefined) {
-          const row: Record<string, unknown> = {
+          const row: RecallsTable = {
             ...recallColumns(id, obs, draft, content, hash, json),
             revision: 1,
             first_seen_at: obs.observedAt,
@@ -190,9 +191,12 @@ export class IngestStore {
       for (const a of amended) await this.amend(trx, obs, a);
 
       // Unchanged records: only last_seen_at moves, in statements of many ids each.
-      const touch = `UPDATE recalls SET last_seen_at = ? WHERE ${this.engine.inList('id')}`;
       for (const ids of chunks(unchanged, KEY_CHUNK))
-        await this.engine.runIn(trx, touch, [obs.observedAt, this.engine.listParam(ids)]);
+        await trx
+          .updateTable('recalls')
+          .set({ last_seen_at: obs.observedAt })
+          .where((eb) => this.engine.inList(eb.ref('id'), this.engine.listParam(ids)))
+          .execute();
 
       await trx
         .updateTable('sources')

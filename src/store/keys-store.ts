@@ -1,6 +1,7 @@
 /** API keys: created, found by hash, listed, revoked. Only hashes are stored. */
 import type { Kysely } from 'kysely';
 import { generateApiKey, hashApiKey, looksLikeApiKey, sameHash } from '../domain/api-keys.ts';
+import { compile } from './compiled.ts';
 import type { Engine } from './engine.ts';
 import type { Database } from './schema.ts';
 
@@ -13,7 +14,22 @@ export interface ApiKeyRecord {
   revoked_at: string | null;
 }
 
-type KeyRow = ApiKeyRecord & { key_hash: string };
+/** One index probe by hash, joined to the corpus version: a keyed request's one read before its query. */
+const selectByHash = (db: Kysely<Database>, hash: string) =>
+  db
+    .selectFrom('corpus_state as c')
+    .leftJoin('api_keys as k', (join) => join.on('k.key_hash', '=', hash))
+    .select([
+      'k.id',
+      'k.prefix',
+      'k.key_hash',
+      'k.name',
+      'k.plan',
+      'k.created_at',
+      'k.revoked_at',
+      'c.version as corpus_version',
+    ])
+    .where('c.id', '=', 1);
 
 /** A presented key's record (when it exists) and the corpus version, read together. */
 export interface Authentication {
@@ -22,17 +38,14 @@ export interface Authentication {
 }
 
 export class KeysStore {
+  private readonly byHash;
+
   constructor(
     private readonly db: Kysely<Database>,
-    private readonly engine: Engine,
-  ) {}
-
-  /** One index probe by hash, joined to the corpus version: a keyed request's one read before its query. */
-  private readonly byHash = () =>
-    this.engine.prepare<Partial<KeyRow> & { corpus_version: number | string }>(
-      'SELECT k.id, k.prefix, k.key_hash, k.name, k.plan, k.created_at, k.revoked_at, c.version AS corpus_version ' +
-        'FROM corpus_state c LEFT JOIN api_keys k ON k.key_hash = ? WHERE c.id = 1',
-    );
+    engine: Engine,
+  ) {
+    this.byHash = compile(engine, (p: { hash: string }) => selectByHash(db, p.hash));
+  }
 
   /** Creates a key; the returned `key` is the only time it exists in clear. */
   async create(plan: string, name: string | null, now: Date): Promise<ApiKeyRecord & { key: string }> {
@@ -53,10 +66,10 @@ export class KeysStore {
   /** The record of a presented key (undefined when there is no such key) and the corpus version. */
   async authenticate(key: string): Promise<Authentication> {
     const hash = looksLikeApiKey(key) ? hashApiKey(key) : '';
-    const [row] = await this.byHash().all([hash]);
+    const [row] = await this.byHash.all({ hash });
     if (row === undefined) throw new Error('corpus_state has no row');
     const corpusVersion = Number(row.corpus_version);
-    if (hash === '' || row.key_hash === null || row.key_hash === undefined || !sameHash(row.key_hash, hash))
+    if (hash === '' || row.key_hash === null || !sameHash(row.key_hash, hash))
       return { record: undefined, corpusVersion };
     return {
       record: {

@@ -1,12 +1,13 @@
 /**
- * Read queries over recalls, their identifiers and revisions. Everything a route needs comes
- * back as domain shapes; no caller sees a column name.
+ * Read queries over recalls, their identifiers and revisions, built with the query builder and
+ * compiled once. Everything a route needs comes back as domain shapes; no caller sees a column name.
  */
-import type { Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import type { Hit } from '../domain/check.ts';
 import { isMoreCertain, type Confidence, type IdentifierKind } from '../domain/identifiers/kinds.ts';
-import type { Identifier, Recall, Revision } from '../domain/recall.ts';
-import type { HazardCategory, Remedy, Severity } from '../domain/taxonomy.ts';
+import type { LookupKeys } from '../domain/identifiers/match-keys.ts';
+import type { Recall, RecallMatch, RecallSummary, Revision } from '../domain/recall.ts';
+import { compile, StatementCache, type RowOf, type Statement } from './compiled.ts';
 import type { Engine } from './engine.ts';
 import { NO_SORT_DATE, type Database } from './schema.ts';
 
@@ -29,24 +30,61 @@ export interface RecallPosition {
   id: string;
 }
 
-/** A recall in a list: every field but its identifiers. */
-export type RecallSummary = Omit<Recall, 'identifiers'>;
+/** The filters in a fixed order, with their column and comparison. */
+const FILTERS = [
+  ['jurisdiction', 'r.jurisdiction', '='],
+  ['source', 'r.source_id', '='],
+  ['hazard_category', 'r.hazard_category', '='],
+  ['severity', 'r.severity', '='],
+  ['remedy', 'r.remedy', '='],
+  ['from', 'r.recall_date', '>='],
+  ['to', 'r.recall_date', '<='],
+] as const satisfies readonly (readonly [keyof RecallFilters, `r.${string}`, string])[];
 
-/** A recall found by an identifier, with the stored identifier that matched. */
-export interface RecallMatch extends RecallSummary {
-  match: { kind: IdentifierKind; normalized: string; confidence: Confidence };
-}
+type Filter = (typeof FILTERS)[number];
 
-/** Keys to probe for one identifier (see domain/identifiers match-keys). */
-export interface ProbeKeys {
-  matchKeys: string[];
-  productKeys: string[];
-}
+/** The recall columns and the two source columns every recall read returns. */
+const RECALL_SELECTION = [
+  'r.id',
+  'r.source_id',
+  'r.record_id',
+  'r.jurisdiction',
+  'r.title',
+  'r.summary',
+  'r.hazard_category',
+  'r.hazard_text',
+  'r.product_category',
+  'r.brands',
+  'r.models',
+  'r.severity',
+  'r.source_classification',
+  'r.remedy',
+  'r.recall_date',
+  'r.published_date',
+  'r.sort_date',
+  'r.countries',
+  'r.url',
+  'r.revision',
+  'r.first_seen_at',
+  'r.last_seen_at',
+  's.agency',
+  's.data_as_of as source_data_as_of',
+] as const;
 
-type RecallRow = Omit<Database['recalls'], 'content' | 'content_hash'> & {
-  agency: string;
-  source_data_as_of: string | null;
-};
+const selectRecalls = (db: Kysely<Database>) =>
+  db.selectFrom('recalls as r').innerJoin('sources as s', 's.id', 'r.source_id').select(RECALL_SELECTION);
+
+/** Recalls reached from the identifiers table, with the identifier that matched. */
+const selectMatches = (db: Kysely<Database>) =>
+  db
+    .selectFrom('identifiers as i')
+    .innerJoin('recalls as r', 'r.id', 'i.recall_id')
+    .innerJoin('sources as s', 's.id', 'r.source_id')
+    .select(RECALL_SELECTION)
+    .select(['i.kind as match_kind', 'i.normalized as match_normalized', 'i.confidence as match_confidence']);
+
+type RecallRow = RowOf<ReturnType<typeof selectRecalls>>;
+type MatchRow = RowOf<ReturnType<typeof selectMatches>>;
 
 function parseList(json: string): string[] {
   const v: unknown = JSON.parse(json);
@@ -64,11 +102,11 @@ function toSummary(row: RecallRow): RecallSummary {
     },
     title: row.title,
     summary: row.summary,
-    hazard: { category: row.hazard_category as HazardCategory | null, text: row.hazard_text },
+    hazard: { category: row.hazard_category, text: row.hazard_text },
     product: { category: row.product_category, brands: parseList(row.brands), models: parseList(row.models) },
-    severity: row.severity as Severity | null,
+    severity: row.severity,
     source_classification: row.source_classification,
-    remedy: row.remedy as Remedy | null,
+    remedy: row.remedy,
     recall_date: row.recall_date,
     published_date: row.published_date,
     countries: parseList(row.countries),
@@ -85,64 +123,21 @@ export function positionOf(recall: RecallSummary): RecallPosition {
   return { sortDate: recall.published_date ?? NO_SORT_DATE, id: recall.id };
 }
 
-/** The recall columns and the two source columns every recall read returns. */
-const RECALL_SELECT =
-  'SELECT r.id, r.source_id, r.record_id, r.jurisdiction, r.title, r.summary, r.hazard_category, r.hazard_text, ' +
-  'r.product_category, r.brands, r.models, r.severity, r.source_classification, r.remedy, r.recall_date, ' +
-  'r.published_date, r.sort_date, r.countries, r.url, r.revision, r.first_seen_at, r.last_seen_at, ' +
-  's.agency AS agency, s.data_as_of AS source_data_as_of FROM recalls r JOIN sources s ON s.id = r.source_id';
-
-/** Filters in a fixed order, with their column and comparison. */
-const FILTER_SQL: [keyof RecallFilters, string][] = [
-  ['jurisdiction', 'r.jurisdiction = ?'],
-  ['source', 'r.source_id = ?'],
-  ['hazard_category', 'r.hazard_category = ?'],
-  ['severity', 'r.severity = ?'],
-  ['remedy', 'r.remedy = ?'],
-  ['from', 'r.recall_date >= ?'],
-  ['to', 'r.recall_date <= ?'],
-];
-
-/** The conditions and parameters of the filters given, in FILTER_SQL's order. */
-function filterConditions(filters: RecallFilters): { where: string[]; params: unknown[] } {
-  const where: string[] = [];
-  const params: unknown[] = [];
-  for (const [name, condition] of FILTER_SQL) {
-    const value = filters[name];
-    if (value === undefined) continue;
-    where.push(condition);
-    params.push(value);
-  }
-  return { where, params };
-}
-
-/**
- * After a keyset position in the newest-first order. Written so that both engines see the range
- * `sort_date <= ?` on the order index: a later page starts where the last one ended, however deep.
- */
-const AFTER_SQL = 'r.sort_date <= ? AND (r.sort_date < ? OR r.id > ?)';
-/**
- * The list order and page size. The size is written into the statement (a validated whole
- * number, one prepared statement per size) so that a cached generic plan still knows it and
- * walks the order index rather than sorting every row.
- */
-function orderAndLimit(rows: number): string {
-  if (!Number.isSafeInteger(rows) || rows < 1) throw new Error(`bad page size ${rows}`);
-  return ` ORDER BY r.sort_date DESC, r.id ASC LIMIT ${rows}`;
-}
-
 /** A lookup whose keys hit at most this many stored identifiers orders them in memory, not in SQL. */
 const JOIN_LIMIT = 200;
 
-/** RECALL_SELECT reached from the identifiers table, with the identifier that matched. */
-const JOINED_SELECT =
-  RECALL_SELECT.replace(
-    'SELECT ',
-    'SELECT i.kind AS match_kind, i.normalized AS match_normalized, i.confidence AS match_confidence, ',
-  ).replace(' FROM recalls r JOIN', ' FROM identifiers i JOIN recalls r ON r.id = i.recall_id JOIN') +
-  ' WHERE ';
+/** Page statements kept compiled (filter combinations × page sizes); see StatementCache. */
+const PAGE_SHAPES_KEPT = 256;
 
-type JoinedRow = RecallRow & { match_kind: string; match_normalized: string; match_confidence: string };
+/** What varies between page statements: the filters given, an id list, a start position, the size. */
+interface PageShape {
+  filters: readonly Filter[];
+  byIds: boolean;
+  after: boolean;
+  rows: number;
+}
+
+type PageParams = Required<RecallFilters> & RecallPosition & { ids: unknown };
 
 /** Newest publication first, then id: the list order. */
 function compareListOrder(a: RecallRow, b: RecallRow): number {
@@ -150,27 +145,128 @@ function compareListOrder(a: RecallRow, b: RecallRow): number {
   return a.id < b.id ? -1 : a.id > b.id ? 1 : 0;
 }
 
+type BestMatch = { kind: IdentifierKind; normalized: string; confidence: Confidence };
+
 /** Keeps, per recall, the strongest matching identifier (first seen among equals). */
-function keepBest(
-  best: Map<string, RecallMatch['match']>,
-  recallId: string,
-  hit: { kind: string; normalized: string; confidence: string },
-): void {
+function keepBest(best: Map<string, BestMatch>, recallId: string, hit: BestMatch): void {
   const current = best.get(recallId);
-  if (current === undefined || isMoreCertain(hit.confidence as Confidence, current.confidence)) {
-    best.set(recallId, {
-      kind: hit.kind as IdentifierKind,
-      normalized: hit.normalized,
-      confidence: hit.confidence as Confidence,
-    });
-  }
+  if (current === undefined || isMoreCertain(hit.confidence, current.confidence)) best.set(recallId, hit);
+}
+
+/** The statements of one key column: one key (a plain equality) or a list of keys. */
+function byKeyColumn(db: Kysely<Database>, engine: Engine, column: 'i.match_key' | 'i.product_key') {
+  return {
+    // One key (the usual lookup) is a plain equality: PostgreSQL then settles on one cached
+    // plan instead of planning a list condition again on every execution.
+    matchesOfKey: compile(engine, (p: { key: string }) =>
+      selectMatches(db)
+        .where(column, '=', p.key)
+        .limit(sql.lit(JOIN_LIMIT + 1)),
+    ),
+    matchesOfKeys: compile(engine, (p: { keys: unknown }) =>
+      selectMatches(db)
+        .where((eb) => engine.inList(eb.ref(column), p.keys))
+        .limit(sql.lit(JOIN_LIMIT + 1)),
+    ),
+    identifiers: compile(engine, (p: { keys: unknown }) =>
+      db
+        .selectFrom('identifiers as i')
+        .select(['i.recall_id', 'i.kind', 'i.normalized', 'i.confidence'])
+        .where((eb) => engine.inList(eb.ref(column), p.keys)),
+    ),
+    // A catalogue check: one statement per key column whatever the number of keys.
+    hits: compile(engine, (p: { keys: unknown }) =>
+      db
+        .selectFrom('identifiers as i')
+        .innerJoin('recalls as r', 'r.id', 'i.recall_id')
+        .select([
+          'i.match_key',
+          'i.product_key',
+          'r.id',
+          'r.revision',
+          'r.title',
+          'r.jurisdiction',
+          'r.recall_date',
+          'r.severity',
+          'r.url',
+        ])
+        .where((eb) => engine.inList(eb.ref(column), p.keys)),
+    ),
+  };
 }
 
 export class RecallsStore {
+  private readonly byMatchKey;
+  private readonly byProductKey;
+  private readonly recallById;
+  private readonly identifiersOf;
+  private readonly sourceById;
+  private readonly revisionsOf;
+  private readonly pages = new StatementCache<PageParams, RecallRow>(PAGE_SHAPES_KEPT);
+  private readonly counts = new StatementCache<Required<RecallFilters>, { n: string | number | bigint }>(
+    2 ** FILTERS.length,
+  );
+
   constructor(
     private readonly db: Kysely<Database>,
     private readonly engine: Engine,
-  ) {}
+  ) {
+    this.byMatchKey = byKeyColumn(db, engine, 'i.match_key');
+    this.byProductKey = byKeyColumn(db, engine, 'i.product_key');
+    this.recallById = compile(engine, (p: { id: string }) => selectRecalls(db).where('r.id', '=', p.id));
+    this.identifiersOf = compile(engine, (p: { id: string }) =>
+      db
+        .selectFrom('identifiers')
+        .select(['kind', 'value', 'normalized', 'confidence'])
+        .where('recall_id', '=', p.id)
+        .orderBy('kind')
+        .orderBy('normalized')
+        .orderBy('value'),
+    );
+    this.sourceById = compile(engine, (p: { id: string }) =>
+      db.selectFrom('recalls').select('source_id').where('id', '=', p.id),
+    );
+    this.revisionsOf = compile(engine, (p: { id: string; after: number; rows: number }) =>
+      db
+        .selectFrom('revisions')
+        .select(['revision', 'observed_at', 'changed_fields', 'data_as_of'])
+        .where('recall_id', '=', p.id)
+        .where('revision', '>', p.after)
+        .orderBy('revision', 'asc')
+        .limit(p.rows),
+    );
+  }
+
+  /**
+   * The page statement of a shape. The page size is written into the statement (a validated
+   * whole number) so that a cached generic plan still knows it and walks the order index rather
+   * than sorting every row; a start position is a range `sort_date <= ?` on that index, so a
+   * later page starts where the last one ended, however deep.
+   */
+  private page(shape: PageShape): Statement<PageParams, RecallRow> {
+    const { filters, byIds, after, rows } = shape;
+    if (!Number.isSafeInteger(rows) || rows < 1) throw new Error(`bad page size ${rows}`);
+    const key = `${filters.map((f) => f[0]).join()}|${byIds}|${after}|${rows}`;
+    return this.pages.get(key, () =>
+      compile(this.engine, (p: PageParams) => {
+        let q = selectRecalls(this.db);
+        if (filters.length > 0 || byIds || after)
+          q = q.where((eb) =>
+            eb.and([
+              ...filters.map(([name, column, op]) => eb(column, op, p[name])),
+              ...(byIds ? [this.engine.inList(eb.ref('r.id'), p.ids)] : []),
+              ...(after
+                ? [
+                    eb('r.sort_date', '<=', p.sortDate),
+                    eb.or([eb('r.sort_date', '<', p.sortDate), eb('r.id', '>', p.id)]),
+                  ]
+                : []),
+            ]),
+          );
+        return q.orderBy('r.sort_date', 'desc').orderBy('r.id', 'asc').limit(sql.lit(rows));
+      }),
+    );
+  }
 
   /** One page of recalls, newest publication first, undated last; `more` when another page exists. */
   async list(
@@ -178,21 +274,29 @@ export class RecallsStore {
     limit: number,
     after?: RecallPosition,
   ): Promise<{ rows: RecallSummary[]; more: boolean }> {
-    const { where, params } = filterConditions(filters);
-    if (after !== undefined) {
-      where.push(AFTER_SQL);
-      params.push(after.sortDate, after.sortDate, after.id);
-    }
-    const sql = `${RECALL_SELECT}${where.length > 0 ? ` WHERE ${where.join(' AND ')}` : ''}${orderAndLimit(limit + 1)}`;
-    const rows = await this.engine.prepare<RecallRow>(sql).all(params);
+    const given = FILTERS.filter(([name]) => filters[name] !== undefined);
+    const statement = this.page({
+      filters: given,
+      byIds: false,
+      after: after !== undefined,
+      rows: limit + 1,
+    });
+    const rows = await statement.all({ ...filters, ...after } as PageParams);
     return { rows: rows.slice(0, limit).map(toSummary), more: rows.length > limit };
   }
 
   /** Exact count of recalls matching the filters. */
   async count(filters: RecallFilters): Promise<number> {
-    const { where, params } = filterConditions(filters);
-    const sql = `SELECT count(*) AS n FROM recalls r${where.length > 0 ? ` WHERE ${where.join(' AND ')}` : ''}`;
-    const [row] = await this.engine.prepare<{ n: number | string }>(sql).all(params);
+    const given = FILTERS.filter(([name]) => filters[name] !== undefined);
+    const statement = this.counts.get(given.map((f) => f[0]).join(), () =>
+      compile(this.engine, (p: Required<RecallFilters>) => {
+        let q = this.db.selectFrom('recalls as r').select((eb) => eb.fn.countAll().as('n'));
+        if (given.length > 0)
+          q = q.where((eb) => eb.and(given.map(([name, column, op]) => eb(column, op, p[name]))));
+        return q;
+      }),
+    );
+    const [row] = await statement.all(filters as Required<RecallFilters>);
     return Number(row?.n ?? 0);
   }
 
@@ -203,23 +307,15 @@ export class RecallsStore {
 
   /** One recall with every extracted identifier, or undefined. */
   async get(id: string): Promise<Recall | undefined> {
-    const [row] = await this.engine.prepare<RecallRow>(`${RECALL_SELECT} WHERE r.id = ?`).all([id]);
+    const [row] = await this.recallById.all({ id });
     if (row === undefined) return undefined;
-    const identifiers = await this.engine
-      .prepare<Identifier>(
-        'SELECT kind, value, normalized, confidence FROM identifiers WHERE recall_id = ? ORDER BY kind, normalized, value',
-      )
-      .all([id]);
+    const identifiers = await this.identifiersOf.all({ id });
     return { ...toSummary(row), identifiers };
   }
 
   /** Whether a recall exists and the source it belongs to. */
   async sourceOf(id: string): Promise<string | undefined> {
-    const row = await this.db
-      .selectFrom('recalls')
-      .select('source_id')
-      .where('id', '=', id)
-      .executeTakeFirst();
+    const [row] = await this.sourceById.all({ id });
     return row?.source_id;
   }
 
@@ -229,14 +325,7 @@ export class RecallsStore {
     limit: number,
     afterRevision = 0,
   ): Promise<{ rows: Revision[]; more: boolean }> {
-    const rows = await this.db
-      .selectFrom('revisions')
-      .selectAll()
-      .where('recall_id', '=', id)
-      .where('revision', '>', afterRevision)
-      .orderBy('revision', 'asc')
-      .limit(limit + 1)
-      .execute();
+    const rows = await this.revisionsOf.all({ id, after: afterRevision, rows: limit + 1 });
     return {
       rows: rows.slice(0, limit).map((r) => ({
         revision: r.revision,
@@ -249,53 +338,53 @@ export class RecallsStore {
   }
 
   /**
-   * Recalls holding an identifier under any of the probe keys, in list order, one row per
+   * Recalls holding an identifier under any of the lookup keys, in list order, one row per
    * recall naming its strongest matching identifier.
    */
   async lookup(
-    probe: ProbeKeys,
+    keys: LookupKeys,
     limit: number,
     after?: RecallPosition,
   ): Promise<{ rows: RecallMatch[]; more: boolean }> {
     // The usual case, a handful of recalls: one statement joins the identifier probe to the
     // recalls it names, and the order is made here. A key shared by many recalls falls back to
     // ordering and paging in SQL.
-    const joined = await this.joinedRows(probe);
+    const joined = await this.matchRows(keys);
     if (joined !== undefined) return this.orderInMemory(joined, limit, after);
-    const hits = await this.identifierRows(probe);
-    const best = new Map<string, RecallMatch['match']>();
-    for (const h of hits) keepBest(best, h.recall_id, h);
+    const best = new Map<string, BestMatch>();
+    for (const [column, list] of this.keyColumns(keys)) {
+      if (list.length === 0) continue;
+      for (const h of await column.identifiers.all({ keys: this.engine.listParam(list) }))
+        keepBest(best, h.recall_id, h);
+    }
     if (best.size === 0) return { rows: [], more: false };
-    const params: unknown[] = [this.engine.listParam([...best.keys()])];
-    if (after !== undefined) params.push(after.sortDate, after.sortDate, after.id);
-    const sql =
-      `${RECALL_SELECT} WHERE ${this.engine.inList('r.id')}` +
-      `${after === undefined ? '' : ` AND ${AFTER_SQL}`}${orderAndLimit(limit + 1)}`;
-    const rows = await this.engine.prepare<RecallRow>(sql).all(params);
+    const statement = this.page({ filters: [], byIds: true, after: after !== undefined, rows: limit + 1 });
+    const rows = await statement.all({
+      ids: this.engine.listParam([...best.keys()]),
+      ...after,
+    } as PageParams);
     return {
       rows: rows.slice(0, limit).map((r) => ({ ...toSummary(r), match: best.get(r.id)! })),
       more: rows.length > limit,
     };
   }
 
+  private keyColumns(keys: LookupKeys) {
+    return [
+      [this.byMatchKey, keys.matchKeys],
+      [this.byProductKey, keys.productKeys],
+    ] as const;
+  }
+
   /** Identifier hits joined to their recalls, or undefined when there are too many to order here. */
-  private async joinedRows(probe: ProbeKeys): Promise<JoinedRow[] | undefined> {
-    const out: JoinedRow[] = [];
-    for (const [column, keys] of [
-      ['i.match_key', probe.matchKeys],
-      ['i.product_key', probe.productKeys],
-    ] as const) {
-      if (keys.length === 0) continue;
-      // One key (the usual lookup) is a plain equality: PostgreSQL then settles on one cached
-      // plan instead of planning a list condition again on every execution.
+  private async matchRows(keys: LookupKeys): Promise<MatchRow[] | undefined> {
+    const out: MatchRow[] = [];
+    for (const [column, list] of this.keyColumns(keys)) {
+      if (list.length === 0) continue;
       const rows =
-        keys.length === 1
-          ? await this.engine
-              .prepare<JoinedRow>(`${JOINED_SELECT}${column} = ? LIMIT ${JOIN_LIMIT + 1}`)
-              .all([keys[0]])
-          : await this.engine
-              .prepare<JoinedRow>(`${JOINED_SELECT}${this.engine.inList(column)} LIMIT ${JOIN_LIMIT + 1}`)
-              .all([this.engine.listParam(keys)]);
+        list.length === 1
+          ? await column.matchesOfKey.all({ key: list[0]! })
+          : await column.matchesOfKeys.all({ keys: this.engine.listParam(list) });
       out.push(...rows);
       if (out.length > JOIN_LIMIT) return undefined;
     }
@@ -303,12 +392,12 @@ export class RecallsStore {
   }
 
   private orderInMemory(
-    joined: JoinedRow[],
+    joined: MatchRow[],
     limit: number,
     after: RecallPosition | undefined,
   ): { rows: RecallMatch[]; more: boolean } {
-    const best = new Map<string, RecallMatch['match']>();
-    const byId = new Map<string, JoinedRow>();
+    const best = new Map<string, BestMatch>();
+    const byId = new Map<string, MatchRow>();
     for (const row of joined) {
       keepBest(best, row.id, {
         kind: row.match_kind,
@@ -332,51 +421,15 @@ export class RecallsStore {
     };
   }
 
-  private async identifierRows(probe: ProbeKeys) {
-    type Row = { recall_id: string; kind: string; normalized: string; confidence: string };
-    const select = 'SELECT recall_id, kind, normalized, confidence FROM identifiers WHERE ';
-    const out: Row[] = [];
-    if (probe.matchKeys.length > 0)
-      out.push(
-        ...(await this.engine
-          .prepare<Row>(select + this.engine.inList('match_key'))
-          .all([this.engine.listParam(probe.matchKeys)])),
-      );
-    if (probe.productKeys.length > 0)
-      out.push(
-        ...(await this.engine
-          .prepare<Row>(select + this.engine.inList('product_key'))
-          .all([this.engine.listParam(probe.productKeys)])),
-      );
-    return out;
-  }
-
   /**
    * Every stored identifier hit by any of the given keys, with its recall's receipt fields: the
-   * set-based query behind a catalogue check, one prepared statement per key column whatever
-   * the number of keys (the keys travel as one list parameter).
+   * set-based query behind a catalogue check (the keys travel as one list parameter).
    */
   async hits(matchKeys: string[], productKeys: string[]): Promise<Hit[]> {
-    type Row = {
-      match_key: string;
-      product_key: string | null;
-      id: string;
-      revision: number;
-      title: string | null;
-      jurisdiction: string;
-      recall_date: string | null;
-      severity: string | null;
-      url: string | null;
-    };
-    const select =
-      'SELECT i.match_key, i.product_key, r.id, r.revision, r.title, r.jurisdiction, r.recall_date, r.severity, r.url ' +
-      'FROM identifiers i JOIN recalls r ON r.id = i.recall_id WHERE ';
     const out: Hit[] = [];
-    const run = async (column: 'i.match_key' | 'i.product_key', keys: string[]) => {
-      if (keys.length === 0) return;
-      const rows = await this.engine
-        .prepare<Row>(select + this.engine.inList(column))
-        .all([this.engine.listParam([...new Set(keys)])]);
+    for (const [column, keys] of this.keyColumns({ matchKeys, productKeys })) {
+      if (keys.length === 0) continue;
+      const rows = await column.hits.all({ keys: this.engine.listParam([...new Set(keys)]) });
       for (const r of rows) {
         out.push({
           matchKey: r.match_key,
@@ -390,9 +443,7 @@ export class RecallsStore {
           url: r.url,
         });
       }
-    };
-    await run('i.match_key', matchKeys);
-    await run('i.product_key', productKeys);
+    }
     return out;
   }
 }

@@ -4,6 +4,8 @@
  * are 0/1 integers. The same column types work on SQLite and PostgreSQL.
  */
 import type { Generated } from 'kysely';
+import type { Confidence, IdentifierKind } from '../domain/identifiers/kinds.ts';
+import type { HazardCategory, Remedy, Severity } from '../domain/taxonomy.ts';
 
 /** The sort date of a recall with no publication date: below every real date, so undated come last. */
 export const NO_SORT_DATE = '0000-00-00';
@@ -38,14 +40,14 @@ export interface RecallsTable {
   jurisdiction: string;
   title: string | null;
   summary: string | null;
-  hazard_category: string | null;
+  hazard_category: HazardCategory | null;
   hazard_text: string | null;
   product_category: string | null;
   brands: string;
   models: string;
-  severity: string | null;
+  severity: Severity | null;
   source_classification: string | null;
-  remedy: string | null;
+  remedy: Remedy | null;
   recall_date: string | null;
   published_date: string | null;
   /** published_date, or NO_SORT_DATE when there is none: keyset paging on one non-null column. */
@@ -63,10 +65,10 @@ export interface RecallsTable {
 
 export interface IdentifiersTable {
   recall_id: string;
-  kind: string;
+  kind: IdentifierKind;
   value: string;
   normalized: string;
-  confidence: string;
+  confidence: Confidence;
   match_key: string;
   product_key: string | null;
 }

@@ -2,8 +2,11 @@
  * The nine identifier kinds of the contract, the reasons a value can be refused, and the
  * result type of the one normaliser that ingestion, lookups and checks all share.
  */
+import { StringEnum } from '../json-schema.ts';
+
 export const IDENTIFIER_KINDS = ['gtin', 'upc', 'ean', 'vin', 'ndc', 'udi', 'model', 'lot', 'batch'] as const;
 export type IdentifierKind = (typeof IDENTIFIER_KINDS)[number];
+export const IdentifierKindSchema = StringEnum(IDENTIFIER_KINDS, { $id: 'IdentifierKind' });
 
 export const REJECTION_REASONS = [
   'unknown_kind',

@@ -3,8 +3,14 @@
  */
 import { CompiledQuery, Kysely, PostgresDialect, sql } from 'kysely';
 import pg from 'pg';
-import type { Engine, Prepared } from '../engine.ts';
+import { PREPARED_LIMIT, type Engine, type Prepared } from '../engine.ts';
 import type { Database } from '../schema.ts';
+
+/** `?` placeholders numbered `$1`, `$2`, … */
+function numbered(text: string): string {
+  let n = 0;
+  return text.replace(/\?/g, () => `$${++n}`);
+}
 
 export function openPostgres(url: string): Engine {
   const pool = new pg.Pool({ connectionString: url, max: 10 });
@@ -13,20 +19,21 @@ export function openPostgres(url: string): Engine {
   // event would crash the process.
   pool.on('error', () => {});
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  // A named statement is parsed and planned once per pooled connection and stays there until
+  // the connection closes, so names are never dropped or reused: past PREPARED_LIMIT distinct
+  // texts, statements go unnamed (parsed on each run).
   const statements = new Map<string, Prepared<unknown>>();
 
-  /** A named statement: each pooled connection parses and plans it once. */
-  function prepare<R>(text: string): Prepared<R> {
+  function prepare<R>(query: string | CompiledQuery<R>): Prepared<R> {
+    const text = typeof query === 'string' ? numbered(query) : query.sql;
     const cached = statements.get(text);
     if (cached !== undefined) return cached as Prepared<R>;
-    let n = 0;
-    const numbered = text.replace(/\?/g, () => `$${++n}`);
-    const name = `recalls_${statements.size + 1}`;
+    const name = statements.size < PREPARED_LIMIT ? `recalls_${statements.size + 1}` : undefined;
     const prepared: Prepared<R> = {
-      all: (values) => pool.query({ name, text: numbered, values: [...values] }).then((r) => r.rows as R[]),
-      run: (values) => pool.query({ name, text: numbered, values: [...values] }).then((r) => r.rowCount ?? 0),
+      all: (values) => pool.query({ name, text, values: [...values] }).then((r) => r.rows as R[]),
+      run: (values) => pool.query({ name, text, values: [...values] }).then((r) => r.rowCount ?? 0),
     };
-    statements.set(text, prepared as Prepared<unknown>);
+    if (name !== undefined) statements.set(text, prepared as Prepared<unknown>);
     return prepared;
   }
 
@@ -43,10 +50,8 @@ export function openPostgres(url: string): Engine {
       `CREATE TRIGGER checks_refuse_truncate BEFORE TRUNCATE ON checks
          FOR EACH STATEMENT EXECUTE FUNCTION refuse_receipt_change()`,
     ],
-    isUniqueViolation: (error) => error instanceof Error && 'code' in error && error.code === '23505',
-    isImmutableViolation: (error) => error instanceof Error && /receipts are immutable/.test(error.message),
     prepare,
-    inList: (column) => `${column} = ANY(?::text[])`,
+    inList: (column, list) => sql<boolean>`${column} = any(${list}::text[])`,
     listParam: (values) => [...values],
     async insertRows(trx, table, columns, rows, integers = []) {
       const text =
@@ -58,15 +63,6 @@ export function openPostgres(url: string): Engine {
         const arrays = columns.map((_, c) => chunk.map((r) => r[c] ?? null));
         await trx.executeQuery(CompiledQuery.raw(text, arrays));
       }
-    },
-    async runIn(trx, text, params) {
-      let n = 0;
-      await trx.executeQuery(
-        CompiledQuery.raw(
-          text.replace(/\?/g, () => `$${++n}`),
-          [...params],
-        ),
-      );
     },
     close: () => db.destroy(),
   };

@@ -5,8 +5,9 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import SQLite from 'better-sqlite3';
-import { CompiledQuery, Kysely, SqliteDialect } from 'kysely';
-import type { Engine, Prepared } from '../engine.ts';
+import { CompiledQuery, Kysely, SqliteDialect, sql } from 'kysely';
+import { LRUCache } from 'lru-cache';
+import { PREPARED_LIMIT, type Engine, type Prepared } from '../engine.ts';
 import type { Database } from '../schema.ts';
 
 export function openSqlite(path: string): Engine {
@@ -21,13 +22,16 @@ export function openSqlite(path: string): Engine {
   // leaf page, not four. Leaf pages come from the OS cache; 64 MiB measured no faster at 2 M recalls.
   connection.pragma('cache_size = -32768');
   const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: connection }) });
-  const statements = new Map<string, Prepared<unknown>>();
-  const direct = new Map<string, SQLite.Statement>();
+  // A statement dropped from a cache is finalised when nothing holds it any more.
+  const statements = new LRUCache<string, Prepared<unknown>>({ max: PREPARED_LIMIT });
+  // The ingest's bulk inserts: one statement per table written.
+  const direct = new LRUCache<string, SQLite.Statement>({ max: 16 });
 
-  function prepare<R>(sql: string): Prepared<R> {
-    const cached = statements.get(sql);
+  function prepare<R>(query: string | CompiledQuery<R>): Prepared<R> {
+    const text = typeof query === 'string' ? query : query.sql;
+    const cached = statements.get(text);
     if (cached !== undefined) return cached as Prepared<R>;
-    const statement = connection.prepare(sql);
+    const statement = connection.prepare(text);
     // While the query builder holds a transaction open on the one connection (an ingest in this
     // process), a statement must wait for it like any other query, not run inside it.
     const queued = () => connection.inTransaction;
@@ -35,7 +39,7 @@ export function openSqlite(path: string): Engine {
       ? {
           all: (params) =>
             queued()
-              ? db.executeQuery<R>(CompiledQuery.raw(sql, [...params])).then((r) => [...r.rows])
+              ? db.executeQuery<R>(CompiledQuery.raw(text, [...params])).then((r) => [...r.rows])
               : Promise.resolve(statement.all(...params) as R[]),
           run: () => Promise.reject(new Error('a query is not a write')),
         }
@@ -44,11 +48,11 @@ export function openSqlite(path: string): Engine {
           run: (params) =>
             queued()
               ? db
-                  .executeQuery(CompiledQuery.raw(sql, [...params]))
+                  .executeQuery(CompiledQuery.raw(text, [...params]))
                   .then((r) => Number(r.numAffectedRows ?? 0))
               : Promise.resolve(statement.run(...params).changes),
         };
-    statements.set(sql, prepared as Prepared<unknown>);
+    statements.set(text, prepared as Prepared<unknown>);
     return prepared;
   }
 
@@ -63,27 +67,15 @@ export function openSqlite(path: string): Engine {
       `CREATE TRIGGER checks_refuse_delete BEFORE DELETE ON checks
          BEGIN SELECT RAISE(ABORT, 'receipts are immutable'); END`,
     ],
-    isUniqueViolation: (error) =>
-      error instanceof Error &&
-      'code' in error &&
-      String(error.code).startsWith('SQLITE_CONSTRAINT_PRIMARYKEY')
-        ? true
-        : error instanceof Error && 'code' in error && error.code === 'SQLITE_CONSTRAINT_UNIQUE',
-    isImmutableViolation: (error) => error instanceof Error && /receipts are immutable/.test(error.message),
     prepare,
-    inList: (column) => `${column} IN (SELECT value FROM json_each(?))`,
+    inList: (column, list) => sql<boolean>`${column} in (select value from json_each(${list}))`,
     listParam: (values) => JSON.stringify(values),
     // The transaction is open on the one connection and the caller holds it: run directly.
     async insertRows(_trx, table, columns, rows) {
-      const sql = `INSERT INTO ${table} (${columns.join(', ')}) VALUES (${columns.map(() => '?').join(', ')})`;
-      let statement = direct.get(sql);
-      if (statement === undefined) direct.set(sql, (statement = connection.prepare(sql)));
+      const text = `INSERT INTO ${table} (${columns.join(', ')}) VALUES (${columns.map(() => '?').join(', ')})`;
+      let statement = direct.get(text);
+      if (statement === undefined) direct.set(text, (statement = connection.prepare(text)));
       for (const row of rows) statement.run(...row);
-    },
-    async runIn(_trx, sql, params) {
-      let statement = direct.get(sql);
-      if (statement === undefined) direct.set(sql, (statement = connection.prepare(sql)));
-      statement.run(...params);
     },
     close: () => db.destroy(),
   };

@@ -1,0 +1,76 @@
+/**
+ * Queries written with the query builder, compiled once and run as prepared statements: the
+ * columns and tables are type-checked against the schema, and a request pays neither the
+ * builder's compilation nor the driver's parse.
+ */
+import type { Compilable } from 'kysely';
+import { LRUCache } from 'lru-cache';
+import type { Engine } from './engine.ts';
+
+/** A parameter named when the query is built and bound on each run. */
+class Placeholder {
+  constructor(readonly name: string) {}
+}
+
+/** A compiled query with named parameters `P`, returning rows `R`. */
+export interface Statement<P, R> {
+  /** The rows of a query. */
+  all(params: P): Promise<R[]>;
+  /** Runs a write; the number of rows it changed. */
+  run(params: P): Promise<number>;
+}
+
+/** The row type of a query built with the query builder. */
+export type RowOf<C> = C extends Compilable<infer R> ? R : never;
+
+/**
+ * Builds a query once, with `p.<name>` standing for each parameter, and prepares it on the
+ * engine. Values the builder was given as constants stay as they are.
+ */
+export function compile<P extends object, C extends Compilable<unknown>>(
+  engine: Engine,
+  build: (p: P) => C,
+): Statement<P, RowOf<C>> {
+  const names = new Proxy({}, { get: (_target, name) => new Placeholder(String(name)) }) as P;
+  const query = build(names).compile();
+  const slots = query.parameters.map((value) => (value instanceof Placeholder ? value.name : undefined));
+  const bind = (params: P) =>
+    slots.map((name, i) =>
+      name === undefined ? query.parameters[i] : (params as Record<string, unknown>)[name],
+    );
+  const prepared = engine.prepare<RowOf<C>>(query);
+  return {
+    all: (params) => prepared.all(bind(params)),
+    run: (params) => prepared.run(bind(params)),
+  };
+}
+
+/**
+ * Statements of one query whose shape varies (filters present, page size), compiled on first
+ * use of each shape; the least recently used are dropped past `max`.
+ */
+export class StatementCache<P, R> {
+  private readonly cache: LRUCache<string, Statement<P, R>>;
+
+  constructor(max: number) {
+    this.cache = new LRUCache({ max });
+  }
+
+  /** The statement of a shape, built by `make` the first time. */
+  get(shape: string, make: () => Statement<P, R>): Statement<P, R> {
+    let statement = this.cache.get(shape);
+    if (statement === undefined) this.cache.set(shape, (statement = make()));
+    return statement;
+  }
+}
+
+/**
+ * A table's columns listed in full, for statements written by column list: leaving one out
+ * fails to compile, naming the missing column.
+ */
+export function allColumns<T>() {
+  return <const C extends readonly (keyof T & string)[]>(
+    columns: C &
+      ([Exclude<keyof T, C[number]>] extends [never] ? unknown : { missing: Exclude<keyof T, C[number]> }),
+  ): C => columns;
+}

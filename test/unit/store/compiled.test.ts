@@ -1,0 +1,69 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { sql } from 'kysely';
+import { compile, StatementCache } from '../../../src/store/compiled.ts';
+import { migrate } from '../../../src/store/database.ts';
+import { PREPARED_LIMIT, type Engine } from '../../../src/store/engine.ts';
+import { openSqlite } from '../../../src/store/engines/sqlite.ts';
+
+describe('statements compiled once', () => {
+  let engine: Engine;
+  before(async () => {
+    engine = openSqlite(':memory:');
+    await migrate(engine);
+    await engine.db
+      .insertInto('sources')
+      .values(
+        ['a', 'b', 'c'].map((id) => ({
+          id,
+          agency: id.toUpperCase(),
+          jurisdiction: 'US',
+          enabled: 1,
+          data_as_of: null,
+          last_success_at: null,
+          last_attempt_at: null,
+          last_error: null,
+          consecutive_failures: 0,
+        })),
+      )
+      .execute();
+  });
+  after(() => engine.close());
+
+  test('binds each named parameter where it appears, repeated or not, and keeps constants', async () => {
+    const statement = compile(engine, (p: { low: string; high: string }) =>
+      engine.db
+        .selectFrom('sources')
+        .select('id')
+        .where((eb) => eb.or([eb('id', '=', p.low), eb('id', '=', p.high), eb('id', '=', p.low)]))
+        .where('enabled', '=', 1)
+        .orderBy('id')
+        .limit(sql.lit(5)),
+    );
+    assert.deepEqual(await statement.all({ low: 'a', high: 'c' }), [{ id: 'a' }, { id: 'c' }]);
+    assert.deepEqual(await statement.all({ high: 'b', low: 'z' }), [{ id: 'b' }]);
+  });
+
+  test('runs writes and reports the rows changed', async () => {
+    const statement = compile(engine, (p: { id: string; failures: number }) =>
+      engine.db.updateTable('sources').set({ consecutive_failures: p.failures }).where('id', '=', p.id),
+    );
+    assert.equal(await statement.run({ id: 'b', failures: 3 }), 1);
+    assert.equal(await statement.run({ id: 'nope', failures: 3 }), 0);
+  });
+
+  test('a statement cache builds a shape once', () => {
+    const cache = new StatementCache<object, unknown>(2);
+    let built = 0;
+    const make = () => (built++, compile(engine, () => engine.db.selectFrom('sources').select('id')));
+    assert.equal(cache.get('x', make), cache.get('x', make));
+    assert.equal(built, 1);
+  });
+
+  test('the engine keeps working past the prepared statements it keeps', async () => {
+    const texts = Array.from({ length: PREPARED_LIMIT + 20 }, (_, i) => `SELECT ${i} AS n`);
+    for (const text of texts)
+      assert.deepEqual(await engine.prepare(text).all([]), [{ n: texts.indexOf(text) }]);
+    assert.deepEqual(await engine.prepare(texts[0]!).all([]), [{ n: 0 }]);
+  });
+});
