@@ -3,6 +3,7 @@
  * augmentations, plus the dependencies the HTTP layer is built from.
  */
 import type { Config, Plan } from '../config.ts';
+import type { Metered } from '../domain/meters.ts';
 import type { SourceMeta } from '../ingest/source.ts';
 import type { Store } from '../store/database.ts';
 import type { ApiKeyRecord } from '../store/keys-store.ts';
@@ -16,17 +17,15 @@ export type AuthState =
   | { state: 'valid'; key: ApiKeyRecord; plan: Plan };
 
 /**
- * A request's usage. `requests` and `identifiers` were reserved against a limit before the
- * handler ran and are given back unless the request is answered 2xx (or when `refund` is set);
- * `deferredRequests` count against no limit (an unmetered request quota) and are recorded only
- * once the request has been answered 2xx.
+ * A request's usage. `reserved` was taken against the plan's limits before the handler ran and
+ * is given back unless the request is answered 2xx (or when `refund` is set); `deferred` counts
+ * against no limit (an unmetered quota) and is recorded only once the request is answered 2xx.
  */
 export interface QuotaHold {
   keyId: string;
   month: string;
-  requests: number;
-  identifiers: number;
-  deferredRequests: number;
+  reserved: Metered;
+  deferred: Metered;
   refund: boolean;
 }
 
@@ -47,6 +46,7 @@ declare module 'fastify' {
   }
 }
 
+/** What the HTTP layer is built from. */
 export interface AppDeps {
   store: Store;
   config: Config;
