@@ -12,6 +12,7 @@ import type { Socket } from 'node:net';
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import { randomBase62 } from '../domain/api-keys.ts';
 import { answerCache } from './answer-cache.ts';
+import { closeAfterAnswer } from './closing.ts';
 import type { AppDeps } from './context.ts';
 import { handleError, PROBLEM_CONTENT_TYPE, sendProblem, instanceOf } from './error-handler.ts';
 import { burstGate } from './gates/burst.ts';
@@ -107,6 +108,8 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   );
   for (const schema of SHARED_SCHEMAS) app.addSchema(schema);
 
+  // Hooks run in registration order. The key is read first, refusing nothing, because the burst
+  // limit is measured against its plan; then the gates in the contract's order.
   await app.register(keyReading, { deps });
   await app.register(burstGate, { limiter: deps.burstLimiter, config: deps.config, now });
   await app.register(keyGate);
@@ -114,11 +117,13 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   await app.register(quotaGate, { deps, now });
   await app.register(answerCache, { budget: deps.config.answerCacheBytes });
   await app.register(releaseGate, { deps });
+  // The server's own time on every answer.
   app.addHook('onSend', (_request, reply, payload, done) => {
     reply.header('Server-Timing', `app;dur=${reply.elapsedTime.toFixed(2)}`);
     done(null, payload);
   });
   await app.register(bodyTags);
+  await app.register(closeAfterAnswer);
 
   app.setErrorHandler((error, request, reply) => handleError(error, request, reply));
   app.setNotFoundHandler((request, reply) =>

@@ -1,0 +1,27 @@
+/**
+ * Shutdown without lingering. Connections already idle when closing starts are closed by the
+ * server itself; a keep-alive connection still answering a request would otherwise stay open
+ * for the keep-alive timeout (72 s) after its answer. So once closing, every answer ends its
+ * connection (`Connection: close`), and a connection an answer leaves idle is closed at once.
+ */
+import fp from 'fastify-plugin';
+
+/** Ends each connection with its in-flight answer once the server is closing. */
+export const closeAfterAnswer = fp(
+  async (app) => {
+    let closing = false;
+    app.addHook('preClose', (done) => {
+      closing = true;
+      done();
+    });
+    app.addHook('onSend', (_request, reply, payload, done) => {
+      if (closing) reply.header('Connection', 'close');
+      done(null, payload);
+    });
+    app.addHook('onResponse', (_request, _reply, done) => {
+      if (closing) app.server.closeIdleConnections();
+      done();
+    });
+  },
+  { name: 'close-after-answer' },
+);
