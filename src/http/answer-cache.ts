@@ -1,15 +1,10 @@
 /**
- * Answers of the corpus-backed GET routes, kept for the corpus version they were made at.
- *
- * These routes already promise that the same URL at the same corpus version gives the same
- * body: their weak ETag is made from nothing else. This cache keeps that promise on the server
- * side too: once the gates have admitted a repeated request (with the same usage), it is
- * answered with the bytes serialised the first time instead of running the query again. A new
- * corpus version empties it.
- *
- * Answers are kept as their UTF-8 bytes, outside the JavaScript heap (the collector never walks
- * them, and the budget is the memory they take). Bounded by those bytes, least recently used
- * first out; an answer larger than a sixteenth of the budget is never kept.
+ * Answers of the corpus-backed GET routes, kept for the corpus version they were made at: the
+ * same URL at the same version gives the same body (their ETag promises it), so a repeated
+ * request, once admitted by the gates with the same usage, is answered with the bytes
+ * serialised the first time. A new corpus version empties the cache. Answers are kept as UTF-8
+ * bytes outside the JavaScript heap, bounded by those bytes (least recently used first out);
+ * one larger than a sixteenth of the budget is never kept.
  */
 import fp from 'fastify-plugin';
 import { LRUCache } from 'lru-cache';
@@ -55,10 +50,7 @@ export class AnswerCache {
   }
 }
 
-/**
- * Serves a corpus-backed GET from the cache once the gates have admitted it (a preHandler
- * registered after the quota gate), and keeps each answer made at a known corpus version.
- */
+/** Serves a corpus-backed GET from the cache once the gates have admitted it, and keeps each answer. */
 export const answerCache = fp<{ budget: number }>(
   async (app, { budget }) => {
     const answers = new AnswerCache(budget);

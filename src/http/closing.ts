@@ -1,8 +1,7 @@
 /**
- * Shutdown without lingering. Connections already idle when closing starts are closed by the
- * server itself; a keep-alive connection still answering a request would otherwise stay open
- * for the keep-alive timeout (72 s) after its answer. So once closing, every answer ends its
- * connection (`Connection: close`), and a connection an answer leaves idle is closed at once.
+ * Shutdown without lingering: the server closes idle connections itself, but a keep-alive
+ * connection answering a request when closing starts would stay open for the keep-alive timeout
+ * (72 s) after its answer. So once closing, answers end their connection.
  */
 import fp from 'fastify-plugin';
 

@@ -1,8 +1,7 @@
 /**
- * Gate 4, conditional GET and the monthly quota (304 / 402). A corpus-backed GET whose ETag
- * still matches is answered 304: it does not count, so it takes no reservation, but it must
- * still be within the quota, which it checks by a read. Anything else on a valid key is reserved
- * by one conditional update (or, on an unmetered request quota, counted once answered 2xx).
+ * Gate 4, conditional GET and the monthly quota (304 / 402). A 304 does not count, so it takes
+ * no reservation, but it must still be within the quota (checked by a read). Anything else on a
+ * valid key is reserved by one conditional update, or on an unmetered quota counted once answered.
  */
 import fp from 'fastify-plugin';
 import type { Plan } from '../../config.ts';
@@ -39,11 +38,7 @@ export async function reserveQuota(
   return { keyId, month, reserved: { ...amount }, deferred: { ...NONE }, refund: false };
 }
 
-/**
- * Admits one request. With a request quota, one conditional update reserves it (exact across
- * nodes); without one (unmetered) nothing can refuse it, so nothing is written now and the
- * request is counted once it has been answered 2xx.
- */
+/** Admits one request: reserved now (exact across nodes), or on an unmetered quota deferred until answered 2xx. */
 async function admitRequest(store: Store, keyId: string, plan: Plan, now: Date): Promise<QuotaHold> {
   const one: Metered = { ...NONE, requests: 1 };
   if (plan.perMonth.requests === null)
