@@ -2,12 +2,13 @@
  * What the gates attach to a request and what a route declares about itself, as Fastify type
  * augmentations, plus the dependencies the HTTP layer is built from.
  */
+import type { FastifyRequest } from 'fastify';
 import type { Config, Plan } from '../config.ts';
 import type { Metered } from '../domain/meters.ts';
 import type { SourceMeta } from '../ingest/source.ts';
 import type { Store } from '../store/database.ts';
 import type { ApiKeyRecord } from '../store/keys-store.ts';
-import type { BurstLimiter } from './gates/burst.ts';
+import type { BurstLimiter } from './gates/burst-limiter.ts';
 
 /** Who is calling, as resolved from the request's key headers. */
 export type AuthState =
@@ -56,4 +57,10 @@ export interface AppDeps {
   clock?: () => Date;
   /** Fastify logger option: false in tests, pino options when serving. */
   logger?: boolean | Record<string, unknown>;
+}
+
+/** The route's key rule when its key is checked at all (not public, not an undeclared route). */
+export function keyRule(request: FastifyRequest): 'key' | 'optional-key' | undefined {
+  const { access } = request.routeOptions.config;
+  return access === 'public' ? undefined : access;
 }

@@ -7,7 +7,7 @@ import type { FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import type { Config, PlanId } from '../../config.ts';
 import type { Store } from '../../store/database.ts';
-import type { AppDeps, AuthState } from '../context.ts';
+import { keyRule, type AppDeps, type AuthState } from '../context.ts';
 import { ProblemError } from '../problems.ts';
 
 /** The key presented by a request, or undefined; a malformed Authorization header counts as a bad key. */
@@ -53,8 +53,7 @@ export const keyReading = fp<{ deps: AppDeps }>(
     app.decorateRequest('auth', null as never);
     app.decorateRequest('corpusVersion', undefined);
     app.addHook('onRequest', async (request) => {
-      const { access } = request.routeOptions.config;
-      if (access === undefined || access === 'public') {
+      if (keyRule(request) === undefined) {
         request.auth = { state: 'missing' };
         return;
       }
@@ -70,8 +69,8 @@ export const keyReading = fp<{ deps: AppDeps }>(
 export const keyGate = fp(
   async (app) => {
     app.addHook('onRequest', async (request) => {
-      const { access } = request.routeOptions.config;
-      if (access === undefined || access === 'public') return;
+      const access = keyRule(request);
+      if (access === undefined) return;
       const { auth } = request;
       if (auth.state === 'revoked') throw new ProblemError('forbidden', 'This API key has been revoked.');
       if (auth.state === 'invalid') throw new ProblemError('unauthorized', 'The API key is not valid.');
