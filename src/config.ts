@@ -3,18 +3,16 @@
  * and passed down. No other module reads `process.env`.
  */
 import { BlockList, isIP } from 'node:net';
+import { METERS, type Meter } from './domain/meters.ts';
 
 export const PLAN_IDS = ['free', 'starter', 'growth', 'scale'] as const;
 export type PlanId = (typeof PLAN_IDS)[number];
 
-/** A plan's limits. `null` request quota means unmetered. */
+/** A plan's limits. A `null` monthly quota means unmetered. */
 export interface Plan {
   id: PlanId;
-  requestsPerMonth: number | null;
-  identifiersPerMonth: number | null;
+  perMonth: Record<Meter, number | null>;
   burstPerMinute: number;
-  /** Both published price tables, as configuration (display only). */
-  price: { tableA: string; tableB: string };
 }
 
 export interface Config {
@@ -28,7 +26,6 @@ export interface Config {
   /** Base address per source id, only for the sources given an override. */
   sourceUrls: Record<string, string>;
   burstExempt: BlockList;
-  burstExemptList: string[];
   trustProxy: boolean | string[];
   ingest: { schedule: 'daily' | 'off'; hourUtc: number };
   upstream: { timeoutMs: number; retries: number; maxBytes: number };
@@ -46,30 +43,10 @@ export class ConfigError extends Error {
 }
 
 const DEFAULT_PLANS: Record<PlanId, Omit<Plan, 'id'>> = {
-  free: {
-    requestsPerMonth: 500,
-    identifiersPerMonth: 5_000,
-    burstPerMinute: 10,
-    price: { tableA: 'free', tableB: 'free' },
-  },
-  starter: {
-    requestsPerMonth: 10_000,
-    identifiersPerMonth: 100_000,
-    burstPerMinute: 60,
-    price: { tableA: '$49/mo', tableB: '$29/mo' },
-  },
-  growth: {
-    requestsPerMonth: 100_000,
-    identifiersPerMonth: 1_000_000,
-    burstPerMinute: 300,
-    price: { tableA: '$199/mo', tableB: '$99/mo' },
-  },
-  scale: {
-    requestsPerMonth: 1_000_000,
-    identifiersPerMonth: 10_000_000,
-    burstPerMinute: 1000,
-    price: { tableA: '$499/mo', tableB: '$299/mo' },
-  },
+  free: { perMonth: { requests: 500, identifiers: 5_000 }, burstPerMinute: 10 },
+  starter: { perMonth: { requests: 10_000, identifiers: 100_000 }, burstPerMinute: 60 },
+  growth: { perMonth: { requests: 100_000, identifiers: 1_000_000 }, burstPerMinute: 300 },
+  scale: { perMonth: { requests: 1_000_000, identifiers: 10_000_000 }, burstPerMinute: 1000 },
 };
 
 type Env = Record<string, string | undefined>;
@@ -111,7 +88,7 @@ export function sourceUrlVariable(sourceId: string): string {
   return `RECALLS_SOURCE_${sourceId.toUpperCase().replace(/-/g, '_')}_URL`;
 }
 
-function parseExempt(raw: string | undefined): { list: BlockList; entries: string[] } {
+function parseExempt(raw: string | undefined): BlockList {
   const list = new BlockList();
   const entries = (raw ?? '')
     .split(',')
@@ -132,7 +109,7 @@ function parseExempt(raw: string | undefined): { list: BlockList; entries: strin
       list.addSubnet(address!, bits, type);
     }
   }
-  return { list, entries };
+  return list;
 }
 
 /** Reads and validates the configuration; throws ConfigError naming the offending variable. */
@@ -141,12 +118,12 @@ export function loadConfig(env: Env, sourceIds: readonly string[]): Config {
   for (const id of PLAN_IDS) {
     const d = DEFAULT_PLANS[id];
     const prefix = `RECALLS_PLAN_${id.toUpperCase()}`;
+    const perMonth = {} as Plan['perMonth'];
+    for (const m of METERS) perMonth[m] = quota(env, `${prefix}_${m.toUpperCase()}`, d.perMonth[m]);
     plans[id] = {
       id,
-      requestsPerMonth: quota(env, `${prefix}_REQUESTS`, d.requestsPerMonth),
-      identifiersPerMonth: quota(env, `${prefix}_IDENTIFIERS`, d.identifiersPerMonth),
+      perMonth,
       burstPerMinute: integer(env, `${prefix}_BURST`, d.burstPerMinute, 1, 1_000_000),
-      price: d.price,
     };
   }
   const sourceUrls: Record<string, string> = {};
@@ -165,7 +142,6 @@ export function loadConfig(env: Env, sourceIds: readonly string[]): Config {
     throw new ConfigError(`RECALLS_INGEST_SCHEDULE must be "daily" or "off", got "${schedule}"`);
   }
   const trust = env.RECALLS_TRUST_PROXY ?? '';
-  const exempt = parseExempt(env.RECALLS_BURST_EXEMPT);
   return {
     port: integer(env, 'PORT', 8080, 0, 65535),
     host: env.HOST || '127.0.0.1',
@@ -173,8 +149,7 @@ export function loadConfig(env: Env, sourceIds: readonly string[]): Config {
     redisUrl: parseRedisUrl(env.REDIS_URL),
     archiveDir: env.RECALLS_ARCHIVE_DIR || './data/archive',
     sourceUrls,
-    burstExempt: exempt.list,
-    burstExemptList: exempt.entries,
+    burstExempt: parseExempt(env.RECALLS_BURST_EXEMPT),
     trustProxy:
       trust === '' || trust === 'false'
         ? false

@@ -7,7 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import cliProgress from 'cli-progress';
 import { PLAN_IDS, ConfigError } from '../config.ts';
-import { createMemoryBurstLimiter } from '../http/gates/burst.ts';
+import { createMemoryBurstLimiter } from '../http/gates/burst-limiter.ts';
 import { createRedisBurstLimiter } from '../http/gates/burst-redis.ts';
 import { buildApp } from '../http/app.ts';
 import { runIngest, type ProgressEvent, type SourceOutcome } from '../ingest/pipeline.ts';

@@ -1,34 +1,32 @@
 /**
- * Answers of the corpus-backed GET routes, kept for the corpus version they were made at.
- *
- * These routes already promise that the same URL at the same corpus version gives the same
- * body: their weak ETag is made from nothing else, and a client holding it is answered 304. This
- * cache keeps that promise on the server side too: a repeated request is answered with the bytes
- * serialised the first time, after the same gates (key, burst limit, strict parameters, quota)
- * and with the same usage, instead of running the query again. A new corpus version empties it.
- *
- * Answers are kept as their UTF-8 bytes, outside the JavaScript heap (the collector never walks
- * them, and the budget is the memory they take). Bounded by those bytes (least recently used
- * answers go first); an answer larger than a sixteenth of the budget is never kept.
+ * Answers of the corpus-backed GET routes, kept for the corpus version they were made at: the
+ * same URL at the same version gives the same body (their ETag promises it), so a repeated
+ * request, once admitted by the gates with the same usage, is answered with the bytes
+ * serialised the first time. A new corpus version empties the cache. Answers are kept as UTF-8
+ * bytes outside the JavaScript heap, bounded by those bytes (least recently used first out);
+ * one larger than a sixteenth of the budget is never kept.
  */
+import fp from 'fastify-plugin';
+import { LRUCache } from 'lru-cache';
+
+/** The media type of every JSON answer, as Fastify writes it. */
+const JSON_CONTENT_TYPE = 'application/json; charset=utf-8';
+
 export class AnswerCache {
   private version: number | undefined;
-  private answers = new Map<string, Buffer>();
-  private held = 0;
+  private readonly answers: LRUCache<string, Buffer> | undefined;
 
   /** @param budget bytes held at most (0 turns the cache off) */
-  constructor(private readonly budget: number) {}
+  constructor(private readonly budget: number) {
+    this.answers =
+      budget > 0
+        ? new LRUCache<string, Buffer>({ maxSize: budget, sizeCalculation: (answer) => answer.length })
+        : undefined;
+  }
 
   /** The answer to `url` made at `version`, if kept. */
   get(version: number, url: string): Buffer | undefined {
-    if (version !== this.version) return undefined;
-    const answer = this.answers.get(url);
-    if (answer !== undefined) {
-      // most recently used last
-      this.answers.delete(url);
-      this.answers.set(url, answer);
-    }
-    return answer;
+    return version === this.version ? this.answers?.get(url) : undefined;
   }
 
   /**
@@ -36,30 +34,48 @@ export class AnswerCache {
    * one held is dropped; a newer version replaces everything held.
    */
   set(version: number, url: string, text: string): void {
-    if (text.length > this.budget / 16) return; // at least as many bytes as characters
+    if (this.answers === undefined || text.length > this.budget / 16) return; // bytes ≥ characters
     const answer = Buffer.from(text, 'utf8');
     if (answer.length > this.budget / 16) return;
     if (this.version === undefined || version > this.version) {
       this.version = version;
-      this.answers = new Map();
-      this.held = 0;
+      this.answers.clear();
     } else if (version < this.version) return;
-    const previous = this.answers.get(url);
-    if (previous !== undefined) {
-      this.answers.delete(url);
-      this.held -= previous.length;
-    }
-    for (const [oldest, dropped] of this.answers) {
-      if (this.held + answer.length <= this.budget) break;
-      this.answers.delete(oldest);
-      this.held -= dropped.length;
-    }
     this.answers.set(url, answer);
-    this.held += answer.length;
   }
 
   /** Answers and bytes held now. */
   size(): { answers: number; bytes: number } {
-    return { answers: this.answers.size, bytes: this.held };
+    return { answers: this.answers?.size ?? 0, bytes: this.answers?.calculatedSize ?? 0 };
   }
 }
+
+/** Serves a corpus-backed GET from the cache once the gates have admitted it, and keeps each answer. */
+export const answerCache = fp<{ budget: number }>(
+  async (app, { budget }) => {
+    const answers = new AnswerCache(budget);
+    app.decorateRequest('cachedAnswer', false);
+    app.addHook('preHandler', async (request, reply) => {
+      const version = request.corpusVersion;
+      if (request.method !== 'GET' || request.routeOptions.config.etag !== 'corpus' || version === undefined)
+        return;
+      const answer = answers.get(version, request.url);
+      if (answer === undefined) return;
+      request.cachedAnswer = true;
+      return reply.type(JSON_CONTENT_TYPE).send(answer);
+    });
+    app.addHook('onSend', (request, reply, payload, done) => {
+      if (
+        reply.statusCode === 200 &&
+        !request.cachedAnswer &&
+        request.corpusVersion !== undefined &&
+        request.routeOptions.config.etag === 'corpus' &&
+        request.method === 'GET' &&
+        typeof payload === 'string'
+      )
+        answers.set(request.corpusVersion, request.url, payload);
+      done(null, payload);
+    });
+  },
+  { name: 'answer-cache', dependencies: ['quota-gate'] },
+);

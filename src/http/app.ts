@@ -1,8 +1,7 @@
 /**
- * Builds the HTTP server from its dependencies, without listening. The gates run in the
- * contract's order on every keyed route: burst limit → key → request validation → monthly
- * quota → handler. A conditional GET whose corpus ETag still matches is answered 304 at the
- * quota gate: it must be within the quota (checked by a read) but takes nothing from it.
+ * Builds the HTTP server from its dependencies, without listening. Every keyed route passes the
+ * gates in the contract's order, each a plugin in gates/: burst limit → key → parameters →
+ * conditional GET and quota → handler → release.
  */
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
@@ -10,46 +9,33 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Ajv from 'ajv';
 import addFormats from 'ajv-formats';
 import type { Socket } from 'node:net';
-import Fastify, { type FastifyInstance, type FastifyRequest, type FastifyServerOptions } from 'fastify';
+import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import { randomBase62 } from '../domain/api-keys.ts';
-import { AnswerCache } from './answer-cache.ts';
+import { answerCache } from './answer-cache.ts';
+import { closeAfterAnswer } from './closing.ts';
 import type { AppDeps } from './context.ts';
 import { handleError, PROBLEM_CONTENT_TYPE, sendProblem, instanceOf } from './error-handler.ts';
-import { enforceAuth, resolveAuth } from './gates/auth.ts';
-import { corpusTagCache, matchesIfNoneMatch, weakTag } from './gates/etag.ts';
-import { admitRequest, releaseQuota, wouldAdmit } from './gates/quota.ts';
-import { declaredQueryParameters, enforceStrictQuery } from './gates/strict-params.ts';
-import { ProblemError, invalidParameter } from './problems.ts';
-import { registerCheckRoutes } from './routes/checks.ts';
-import { registerHealthRoutes } from './routes/health.ts';
-import { registerIdentifierRoutes } from './routes/identifiers.ts';
-import { registerRecallRoutes } from './routes/recalls.ts';
-import { registerSourceRoutes } from './routes/sources.ts';
+import { burstGate } from './gates/burst.ts';
+import { bodyTags } from './gates/etag.ts';
+import { keyGate, keyReading } from './gates/key.ts';
+import { parametersGate } from './gates/parameters.ts';
+import { quotaGate } from './gates/quota.ts';
+import { releaseGate } from './gates/release.ts';
+import { openApiDocumentation } from './openapi.ts';
+import { ProblemError } from './problems.ts';
+import type { RouteContext } from './route-context.ts';
+import { checkRoutes } from './routes/checks.ts';
+import { healthRoutes } from './routes/health.ts';
+import { identifierRoutes } from './routes/identifiers.ts';
+import { recallRoutes } from './routes/recalls.ts';
+import { sourceRoutes } from './routes/sources.ts';
 import { SHARED_SCHEMAS } from './schemas.ts';
 import { SourceCatalog } from './source-catalog.ts';
-import { openApiDocumentation } from './openapi.ts';
-import { UsageRecorder } from './usage-recorder.ts';
-
-/** What every route module receives. */
-export interface RouteContext {
-  deps: AppDeps;
-  catalog: SourceCatalog;
-  now: () => Date;
-}
-
-/** The corpus version this request reads everything at (read once, with the key where there is one). */
-export async function corpusVersionOf(request: FastifyRequest, store: AppDeps['store']): Promise<number> {
-  request.corpusVersion ??= await store.corpusVersion();
-  return request.corpusVersion;
-}
 
 export type App = FastifyInstance;
 
-/** The media type of every JSON answer, as Fastify writes it. */
-const JSON_CONTENT_TYPE = 'application/json; charset=utf-8';
-
 /** Request bodies at most this large; a 1000-identifier check is far below it. */
-export const BODY_LIMIT = 1024 * 1024;
+const BODY_LIMIT = 1024 * 1024;
 
 function validators() {
   const options = { useDefaults: true, removeAdditional: false as const, allErrors: false, strict: false };
@@ -100,20 +86,7 @@ function requestIds(): () => string {
   };
 }
 
-/** Whether a client address is burst-exempt, remembered per address (a BlockList check allocates). */
-function exemptCache(config: AppDeps['config']): (ip: string) => boolean {
-  const known = new Map<string, boolean>();
-  return (ip) => {
-    let exempt = known.get(ip);
-    if (exempt === undefined) {
-      if (known.size >= 10_000) known.clear();
-      exempt = config.burstExempt.check(ip, ip.includes(':') ? 'ipv6' : 'ipv4');
-      known.set(ip, exempt);
-    }
-    return exempt;
-  };
-}
-
+/** The HTTP server, gates, routes and reference pages, ready to listen. */
 export async function buildApp(deps: AppDeps): Promise<App> {
   const now = deps.clock ?? (() => new Date());
   const options: FastifyServerOptions = {
@@ -135,129 +108,22 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   );
   for (const schema of SHARED_SCHEMAS) app.addSchema(schema);
 
-  const catalog = new SourceCatalog(deps.store, deps.sources);
-  const isExempt = exemptCache(deps.config);
-  const corpusTag = corpusTagCache();
-  const answers = new AnswerCache(deps.config.answerCacheBytes);
-  const context: RouteContext = { deps, catalog, now };
-
-  app.decorateRequest('auth', null as never);
-  app.decorateRequest('quotaHold', undefined);
-  app.decorateRequest('corpusVersion', undefined);
-  app.decorateRequest('cachedAnswer', false);
-  const usage = new UsageRecorder(deps.store, (err) => app.log.error({ err }, 'usage recording failed'));
-  app.addHook('onClose', () => usage.flush());
-
-  // Gate 1 and 2: burst limit, then key. The key is resolved first (without refusing anything)
-  // because the burst limit is measured against the plan of the key on the request.
-  app.addHook('onRequest', async (request, reply) => {
-    const { access } = request.routeOptions.config;
-    if (access === undefined || access === 'public') {
-      request.auth = { state: 'missing' };
-      return;
-    }
-    const resolved = await resolveAuth(request, deps.store, deps.config);
-    request.auth = resolved.auth;
-    request.corpusVersion = resolved.corpusVersion;
-    const plan =
-      request.auth.state === 'valid' || request.auth.state === 'revoked'
-        ? request.auth.plan
-        : deps.config.plans.free;
-    if (!isExempt(request.ip)) {
-      const decision = await deps.burstLimiter.hit(request.ip, plan.burstPerMinute, 60, now().getTime());
-      reply.header('RateLimit-Policy', `"burst";q=${plan.burstPerMinute};w=60`);
-      reply.header('RateLimit', `"burst";r=${decision.remaining};t=${decision.resetSeconds}`);
-      if (!decision.allowed) {
-        throw new ProblemError(
-          'rate-limited',
-          `Burst limit of ${plan.burstPerMinute} requests per minute from this address exceeded; retry in ${decision.resetSeconds} s.`,
-          { headers: { 'Retry-After': String(decision.resetSeconds) } },
-        );
-      }
-    }
-    enforceAuth(request.auth, access);
-  });
-
-  // Gate 3: strict query parameters (unknown or repeated), before schema validation.
-  app.addHook('preValidation', (request, _reply, done) => {
-    const { config, schema } = request.routeOptions;
-    if (config.access !== undefined) {
-      try {
-        enforceStrictQuery(request, declaredQueryParameters(schema?.querystring));
-      } catch (error) {
-        done(error as Error);
-        return;
-      }
-    }
-    done();
-  });
-
-  // Gate 4 and 5: the corpus ETag, then the monthly quota. A 304 does not count, so it takes no
-  // reservation; it must still pass the quota gate, which it does by a read. A 2xx is reserved
-  // by one conditional update (or, on an unmetered request quota, counted once answered). Once
-  // admitted, a corpus answer already made at this version is sent as it was serialised.
-  app.addHook('preHandler', async (request, reply) => {
-    const { auth } = request;
-    const mode = request.routeOptions.config.etag;
-    let version: number | undefined;
-    if (request.method === 'GET' && (mode === 'corpus' || mode === 'corpus-key')) {
-      version = await corpusVersionOf(request, deps.store);
-      const keyPart =
-        mode === 'corpus-key' && auth.state === 'valid'
-          ? `${auth.key.id}:${await deps.store.checks.latestSeq(auth.key.id)}`
-          : '';
-      const tag = corpusTag(version, keyPart, request.url);
-      reply.header('ETag', tag);
-      if (matchesIfNoneMatch(request.headers['if-none-match'], tag)) {
-        if (auth.state === 'valid') await wouldAdmit(deps.store, auth.key.id, auth.plan, now());
-        return reply.code(304).send();
-      }
-    }
-    if (auth.state === 'valid')
-      request.quotaHold = await admitRequest(deps.store, auth.key.id, auth.plan, now());
-    if (mode === 'corpus' && version !== undefined) {
-      const answer = answers.get(version, request.url);
-      if (answer !== undefined) {
-        request.cachedAnswer = true;
-        return reply.type(JSON_CONTENT_TYPE).send(answer);
-      }
-    }
-  });
-
-  // Body-derived ETags for the rest (health, the OpenAPI document), and the server's own time.
-  app.addHook('onSend', (request, reply, payload, done) => {
+  // Hooks run in registration order. The key is read first, refusing nothing, because the burst
+  // limit is measured against its plan; then the gates in the contract's order.
+  await app.register(keyReading, { deps });
+  await app.register(burstGate, { limiter: deps.burstLimiter, config: deps.config, now });
+  await app.register(keyGate);
+  await app.register(parametersGate);
+  await app.register(quotaGate, { deps, now });
+  await app.register(answerCache, { budget: deps.config.answerCacheBytes });
+  await app.register(releaseGate, { deps });
+  // The server's own time on every answer.
+  app.addHook('onSend', (_request, reply, payload, done) => {
     reply.header('Server-Timing', `app;dur=${reply.elapsedTime.toFixed(2)}`);
-    if (
-      reply.statusCode === 200 &&
-      !request.cachedAnswer &&
-      request.corpusVersion !== undefined &&
-      request.routeOptions.config.etag === 'corpus' &&
-      request.method === 'GET' &&
-      typeof payload === 'string'
-    )
-      answers.set(request.corpusVersion, request.url, payload);
-    if (reply.statusCode !== 200 || request.method !== 'GET' || reply.hasHeader('ETag'))
-      return done(null, payload);
-    if (typeof payload !== 'string' && !Buffer.isBuffer(payload)) return done(null, payload);
-    const tag = weakTag(payload.toString());
-    reply.header('ETag', tag);
-    if (matchesIfNoneMatch(request.headers['if-none-match'], tag)) {
-      reply.code(304);
-      return done(null, '');
-    }
-    return done(null, payload);
+    done(null, payload);
   });
-
-  app.addHook('onResponse', (request, reply, done) => {
-    const hold = request.quotaHold;
-    if (hold === undefined) return done();
-    const answered = reply.statusCode >= 200 && reply.statusCode < 300 && !hold.refund;
-    if (answered && hold.deferredRequests > 0) usage.record(hold.keyId, hold.month, hold.deferredRequests);
-    if (answered || hold.requests + hold.identifiers === 0) return done();
-    releaseQuota(deps.store, hold)
-      .catch((err: unknown) => request.log.error({ err }, 'quota release failed'))
-      .finally(() => done());
-  });
+  await app.register(bodyTags);
+  await app.register(closeAfterAnswer);
 
   app.setErrorHandler((error, request, reply) => handleError(error, request, reply));
   app.setNotFoundHandler((request, reply) =>
@@ -268,21 +134,16 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     ),
   );
 
+  const context: RouteContext = { deps, catalog: new SourceCatalog(deps.store, deps.sources), now };
   await app.register(swagger, openApiDocumentation(deps));
   app.register(
     async (v1) => {
-      registerRecallRoutes(v1, context);
-      registerIdentifierRoutes(v1, context);
-      registerCheckRoutes(v1, context);
-      registerSourceRoutes(v1, context);
-      registerHealthRoutes(v1, context);
+      for (const routes of [recallRoutes, identifierRoutes, checkRoutes, sourceRoutes, healthRoutes])
+        await v1.register(routes, context);
       v1.get(
         '/openapi.json',
         { schema: { hide: true }, config: { access: 'public', etag: 'body' } },
-        async (request, reply) => {
-          enforceStrictQuery(request, []);
-          return reply.type('application/json').send(app.swagger());
-        },
+        async (_request, reply) => reply.type('application/json').send(app.swagger()),
       );
     },
     { prefix: '/v1' },
@@ -302,5 +163,3 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   });
   return app;
 }
-
-export { PROBLEM_CONTENT_TYPE, invalidParameter };

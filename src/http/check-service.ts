@@ -3,6 +3,7 @@
  * query, the receipt, and its immutable record.
  */
 import { createHash } from 'node:crypto';
+import { Type, type Static } from '@sinclair/typebox';
 import { randomBase62 } from '../domain/api-keys.ts';
 import { buildReceipt, planCheck, type CheckReceipt } from '../domain/check.ts';
 import type { Plan } from '../config.ts';
@@ -12,10 +13,28 @@ import { reserveQuota } from './gates/quota.ts';
 import { invalidParameter } from './problems.ts';
 import type { SourceCatalog } from './source-catalog.ts';
 
-export interface CheckInput {
-  label?: string;
-  identifiers: { kind: string; value: string }[];
-}
+/** The body of POST /v1/checks. */
+export const CheckBody = Type.Object(
+  {
+    label: Type.Optional(
+      Type.String({ maxLength: 200, description: "The caller's own reference; echoed back" }),
+    ),
+    identifiers: Type.Array(
+      Type.Object(
+        {
+          kind: Type.String({
+            description: 'Identifier kind (case-insensitive); another string is rejected as unknown_kind',
+          }),
+          value: Type.String(),
+        },
+        { additionalProperties: false },
+      ),
+      { minItems: 1, maxItems: 1000 },
+    ),
+  },
+  { additionalProperties: false },
+);
+export type CheckInput = Static<typeof CheckBody>;
 
 const REPLAY_WINDOW_MS = 24 * 3_600_000;
 
@@ -84,7 +103,7 @@ export class CheckService {
         requests: 0,
         identifiers: plan.checked.length,
       });
-      hold.identifiers += plan.checked.length;
+      hold.reserved.identifiers += plan.checked.length;
     }
     const hits = await this.store.recalls.hits(
       plan.checked.flatMap((c) => c.matchKeys),

@@ -2,11 +2,13 @@
  * What the gates attach to a request and what a route declares about itself, as Fastify type
  * augmentations, plus the dependencies the HTTP layer is built from.
  */
+import type { FastifyRequest } from 'fastify';
 import type { Config, Plan } from '../config.ts';
+import type { Metered } from '../domain/meters.ts';
 import type { SourceMeta } from '../ingest/source.ts';
 import type { Store } from '../store/database.ts';
 import type { ApiKeyRecord } from '../store/keys-store.ts';
-import type { BurstLimiter } from './gates/burst.ts';
+import type { BurstLimiter } from './gates/burst-limiter.ts';
 
 /** Who is calling, as resolved from the request's key headers. */
 export type AuthState =
@@ -16,17 +18,15 @@ export type AuthState =
   | { state: 'valid'; key: ApiKeyRecord; plan: Plan };
 
 /**
- * A request's usage. `requests` and `identifiers` were reserved against a limit before the
- * handler ran and are given back unless the request is answered 2xx (or when `refund` is set);
- * `deferredRequests` count against no limit (an unmetered request quota) and are recorded only
- * once the request has been answered 2xx.
+ * A request's usage. `reserved` was taken against the plan's limits before the handler ran and
+ * is given back unless the request is answered 2xx (or when `refund` is set); `deferred` counts
+ * against no limit (an unmetered quota) and is recorded only once the request is answered 2xx.
  */
 export interface QuotaHold {
   keyId: string;
   month: string;
-  requests: number;
-  identifiers: number;
-  deferredRequests: number;
+  reserved: Metered;
+  deferred: Metered;
   refund: boolean;
 }
 
@@ -47,6 +47,7 @@ declare module 'fastify' {
   }
 }
 
+/** What the HTTP layer is built from. */
 export interface AppDeps {
   store: Store;
   config: Config;
@@ -56,4 +57,10 @@ export interface AppDeps {
   clock?: () => Date;
   /** Fastify logger option: false in tests, pino options when serving. */
   logger?: boolean | Record<string, unknown>;
+}
+
+/** The route's key rule when its key is checked at all (not public, not an undeclared route). */
+export function keyRule(request: FastifyRequest): 'key' | 'optional-key' | undefined {
+  const { access } = request.routeOptions.config;
+  return access === 'public' ? undefined : access;
 }

@@ -1,18 +1,16 @@
 /**
- * Usage that no limit governs (requests on an unmetered request quota), recorded off the
- * request's path: answered requests are added up in memory per key and month and written in
- * one update per key every `intervalMs`, and on close. Nothing here decides admission — every
- * limited quota is still reserved by one conditional update before the handler — so batching
- * cannot let a request past a quota; it only delays the count by at most one interval (a node
- * killed with SIGKILL loses at most that interval's unmetered counts; SIGTERM loses none).
+ * Usage that no limit governs (an unmetered quota), recorded off the request's path: answered
+ * requests are added up in memory per key and month and written in one update per key every
+ * `intervalMs`, and on close. Nothing here decides admission — every limited quota is still
+ * reserved by one conditional update before the handler — so batching cannot let a request past
+ * a quota; it only delays the count by at most one interval (a node killed with SIGKILL loses
+ * at most that interval's unmetered counts; SIGTERM loses none).
  */
+import { METERS, type Metered } from '../domain/meters.ts';
 import type { Store } from '../store/database.ts';
 
 export class UsageRecorder {
-  private pending = new Map<
-    string,
-    { keyId: string; month: string; requests: number; identifiers: number }
-  >();
+  private pending = new Map<string, { keyId: string; month: string; amount: Metered }>();
   private timer: NodeJS.Timeout | undefined;
   private flushing: Promise<void> = Promise.resolve();
 
@@ -22,14 +20,12 @@ export class UsageRecorder {
     private readonly intervalMs = 100,
   ) {}
 
-  record(keyId: string, month: string, requests: number, identifiers = 0): void {
+  /** Adds `amount` to the key's month, to be written with the next flush. */
+  record(keyId: string, month: string, amount: Metered): void {
     const k = `${keyId}\u0000${month}`;
     const entry = this.pending.get(k);
-    if (entry === undefined) this.pending.set(k, { keyId, month, requests, identifiers });
-    else {
-      entry.requests += requests;
-      entry.identifiers += identifiers;
-    }
+    if (entry === undefined) this.pending.set(k, { keyId, month, amount: { ...amount } });
+    else for (const m of METERS) entry.amount[m] += amount[m];
     if (this.timer === undefined) {
       this.timer = setTimeout(() => void this.flush(), this.intervalMs);
       this.timer.unref();
@@ -45,10 +41,10 @@ export class UsageRecorder {
       this.pending.clear();
       for (const e of batch) {
         try {
-          await this.store.usage.add(e.keyId, e.month, { requests: e.requests, identifiers: e.identifiers });
+          await this.store.usage.add(e.keyId, e.month, e.amount);
         } catch (error) {
           this.onError(error);
-          this.record(e.keyId, e.month, e.requests, e.identifiers);
+          this.record(e.keyId, e.month, e.amount);
         }
       }
     });

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { loadConfig, type Config } from '../../src/config.ts';
 import type { RecallDraft } from '../../src/domain/recall.ts';
 import { buildApp, type App } from '../../src/http/app.ts';
-import { createMemoryBurstLimiter } from '../../src/http/gates/burst.ts';
+import { createMemoryBurstLimiter } from '../../src/http/gates/burst-limiter.ts';
 import { SOURCE_ADAPTERS, SOURCE_IDS } from '../../src/ingest/registry.ts';
 import { openStore, type Store } from '../../src/store/database.ts';
 import { createTestDatabase } from './database.ts';

@@ -8,10 +8,10 @@ test('defaults: SQLite file, port 8080, the spec plans with scale at 1,000,000 r
   const c = loadConfig({}, IDS);
   assert.deepEqual(c.database, { engine: 'sqlite', path: './data/recalls.db' });
   assert.equal(c.port, 8080);
-  assert.equal(c.plans.free.requestsPerMonth, 500);
-  assert.equal(c.plans.free.identifiersPerMonth, 5000);
+  assert.equal(c.plans.free.perMonth.requests, 500);
+  assert.equal(c.plans.free.perMonth.identifiers, 5000);
   assert.equal(c.plans.free.burstPerMinute, 10);
-  assert.equal(c.plans.scale.requestsPerMonth, 1_000_000);
+  assert.equal(c.plans.scale.perMonth.requests, 1_000_000);
   assert.equal(c.plans.growth.burstPerMinute, 300);
   assert.equal(c.ingest.schedule, 'daily');
 });
@@ -24,7 +24,7 @@ test('the answer cache holds 16 MiB unless told otherwise; 0 turns it off', () =
 
 test('scale becomes unmetered with one setting', () => {
   assert.equal(
-    loadConfig({ RECALLS_PLAN_SCALE_REQUESTS: 'unmetered' }, IDS).plans.scale.requestsPerMonth,
+    loadConfig({ RECALLS_PLAN_SCALE_REQUESTS: 'unmetered' }, IDS).plans.scale.perMonth.requests,
     null,
   );
 });

@@ -5,7 +5,7 @@
  * failure logged: burst limits are deliberately permissive, and quotas (in the database) still hold.
  */
 import { Redis } from 'ioredis';
-import type { BurstDecision, BurstLimiter } from './burst.ts';
+import type { BurstDecision, BurstLimiter } from './burst-limiter.ts';
 
 const HIT = `
 local count = redis.call('INCR', KEYS[1])

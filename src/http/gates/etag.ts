@@ -1,25 +1,26 @@
 /**
  * Weak ETags. Corpus-backed responses take theirs from the corpus version (and, for a key's own
- * receipts, its newest receipt), so an unchanged request is answered 304 before any query runs;
- * the rest hash their body.
+ * receipts, its newest receipt), so an unchanged request is answered 304 at the quota gate
+ * before any query runs; the rest hash their body here, once answered.
  */
 import { createHash } from 'node:crypto';
+import fp from 'fastify-plugin';
+import { LRUCache } from 'lru-cache';
 
-export function weakTag(...parts: (string | number)[]): string {
+function weakTag(...parts: (string | number)[]): string {
   return `W/"${createHash('sha1').update(parts.join('\u0000')).digest('base64url').slice(0, 22)}"`;
 }
 
 /**
- * `weakTag` for the corpus-backed responses, remembered per (version, key part, URL): the same
- * request at the same version is answered without hashing again.
+ * `weakTag` for the corpus-backed responses, remembered for the last 20,000 (version, key part,
+ * URL): the same request at the same version is answered without hashing again.
  */
 export function corpusTagCache(): (version: number, keyPart: string, url: string) => string {
-  let cache = new Map<string, string>();
+  const cache = new LRUCache<string, string>({ max: 20_000 });
   return (version, keyPart, url) => {
     const k = `${version}\u0000${keyPart}\u0000${url}`;
     let tag = cache.get(k);
     if (tag === undefined) {
-      if (cache.size >= 20_000) cache = new Map();
       tag = weakTag(version, keyPart, url);
       cache.set(k, tag);
     }
@@ -42,3 +43,22 @@ export function matchesIfNoneMatch(header: string | undefined, tag: string): boo
   }
   return false;
 }
+
+/** Tags every other 200 GET answer (health, the OpenAPI document) by its body, and answers 304 on a match. */
+export const bodyTags = fp(
+  async (app) => {
+    app.addHook('onSend', (request, reply, payload, done) => {
+      if (reply.statusCode !== 200 || request.method !== 'GET' || reply.hasHeader('ETag'))
+        return done(null, payload);
+      if (typeof payload !== 'string' && !Buffer.isBuffer(payload)) return done(null, payload);
+      const tag = weakTag(payload.toString());
+      reply.header('ETag', tag);
+      if (matchesIfNoneMatch(request.headers['if-none-match'], tag)) {
+        reply.code(304);
+        return done(null, '');
+      }
+      return done(null, payload);
+    });
+  },
+  { name: 'body-tags' },
+);

@@ -1,11 +1,21 @@
-/** Monthly quotas: reserve before the handler, give back what was not answered 2xx. */
+/**
+ * Gate 4, conditional GET and the monthly quota (304 / 402). A 304 does not count, so it takes
+ * no reservation, but it must still be within the quota (checked by a read). Anything else on a
+ * valid key is reserved by one conditional update, or on an unmetered quota counted once answered.
+ */
+import fp from 'fastify-plugin';
 import type { Plan } from '../../config.ts';
+import type { Metered } from '../../domain/meters.ts';
 import type { Store } from '../../store/database.ts';
-import type { QuotaHold } from '../context.ts';
+import type { AppDeps, QuotaHold } from '../context.ts';
 import { ProblemError } from '../problems.ts';
+import { corpusVersionOf } from '../route-context.ts';
+import { corpusTagCache, matchesIfNoneMatch } from './etag.ts';
+
+const NONE: Metered = { requests: 0, identifiers: 0 };
 
 /** The calendar month in UTC, `YYYY-MM`. */
-export function usageMonth(now: Date): string {
+function usageMonth(now: Date): string {
   return now.toISOString().slice(0, 7);
 }
 
@@ -15,61 +25,65 @@ export async function reserveQuota(
   keyId: string,
   plan: Plan,
   now: Date,
-  amount: { requests: number; identifiers: number },
+  amount: Metered,
 ): Promise<QuotaHold> {
   const month = usageMonth(now);
-  const ok = await store.usage.reserve(keyId, month, amount, {
-    requests: plan.requestsPerMonth,
-    identifiers: plan.identifiersPerMonth,
-  });
-  if (!ok) {
+  if (!(await store.usage.reserve(keyId, month, amount, plan.perMonth))) {
     const what =
       amount.identifiers > 0
-        ? `checking ${amount.identifiers} identifiers would exceed the ${plan.id} plan's ${plan.identifiersPerMonth} identifiers`
-        : `the ${plan.id} plan's ${plan.requestsPerMonth} requests are used up`;
+        ? `checking ${amount.identifiers} identifiers would exceed the ${plan.id} plan's ${plan.perMonth.identifiers} identifiers`
+        : `the ${plan.id} plan's ${plan.perMonth.requests} requests are used up`;
     throw new ProblemError('quota-exceeded', `Monthly quota exhausted: ${what} for ${month} (UTC).`);
   }
-  return {
-    keyId,
-    month,
-    requests: amount.requests,
-    identifiers: amount.identifiers,
-    deferredRequests: 0,
-    refund: false,
-  };
+  return { keyId, month, reserved: { ...amount }, deferred: { ...NONE }, refund: false };
 }
 
-/**
- * Admits one request. With a request quota, one conditional update reserves it (exact across
- * nodes); without one (unmetered) nothing can refuse it, so nothing is written now and the
- * request is counted once it has been answered 2xx.
- */
-export async function admitRequest(store: Store, keyId: string, plan: Plan, now: Date): Promise<QuotaHold> {
-  if (plan.requestsPerMonth === null) {
-    return { keyId, month: usageMonth(now), requests: 0, identifiers: 0, deferredRequests: 1, refund: false };
-  }
-  return reserveQuota(store, keyId, plan, now, { requests: 1, identifiers: 0 });
+/** Admits one request: reserved now (exact across nodes), or on an unmetered quota deferred until answered 2xx. */
+async function admitRequest(store: Store, keyId: string, plan: Plan, now: Date): Promise<QuotaHold> {
+  const one: Metered = { ...NONE, requests: 1 };
+  if (plan.perMonth.requests === null)
+    return { keyId, month: usageMonth(now), reserved: { ...NONE }, deferred: one, refund: false };
+  return reserveQuota(store, keyId, plan, now, one);
 }
 
-/**
- * Whether one more request would be admitted, without taking it: for answers that do not count
- * (a 304), which must still meet the quota gate.
- */
-export async function wouldAdmit(store: Store, keyId: string, plan: Plan, now: Date): Promise<void> {
-  if (plan.requestsPerMonth === null) return;
+/** Whether one more request would be admitted, without taking it (for a 304, which does not count). */
+async function wouldAdmit(store: Store, keyId: string, plan: Plan, now: Date): Promise<void> {
+  const limit = plan.perMonth.requests;
+  if (limit === null) return;
   const month = usageMonth(now);
   const used = await store.usage.get(keyId, month);
-  if (used.requests + 1 > plan.requestsPerMonth) {
+  if (used.requests + 1 > limit) {
     throw new ProblemError(
       'quota-exceeded',
-      `Monthly quota exhausted: the ${plan.id} plan's ${plan.requestsPerMonth} requests are used up for ${month} (UTC).`,
+      `Monthly quota exhausted: the ${plan.id} plan's ${limit} requests are used up for ${month} (UTC).`,
     );
   }
 }
 
-export async function releaseQuota(store: Store, hold: QuotaHold): Promise<void> {
-  await store.usage.release(hold.keyId, hold.month, {
-    requests: hold.requests,
-    identifiers: hold.identifiers,
-  });
-}
+/** Answers an unchanged corpus-backed GET 304, and reserves the quota of everything else. */
+export const quotaGate = fp<{ deps: AppDeps; now: () => Date }>(
+  async (app, { deps, now }) => {
+    const corpusTag = corpusTagCache();
+    app.decorateRequest('quotaHold', undefined);
+    app.addHook('preHandler', async (request, reply) => {
+      const { auth } = request;
+      const mode = request.routeOptions.config.etag;
+      if (request.method === 'GET' && (mode === 'corpus' || mode === 'corpus-key')) {
+        const version = await corpusVersionOf(request, deps.store);
+        const keyPart =
+          mode === 'corpus-key' && auth.state === 'valid'
+            ? `${auth.key.id}:${await deps.store.checks.latestSeq(auth.key.id)}`
+            : '';
+        const tag = corpusTag(version, keyPart, request.url);
+        reply.header('ETag', tag);
+        if (matchesIfNoneMatch(request.headers['if-none-match'], tag)) {
+          if (auth.state === 'valid') await wouldAdmit(deps.store, auth.key.id, auth.plan, now());
+          return reply.code(304).send();
+        }
+      }
+      if (auth.state === 'valid')
+        request.quotaHold = await admitRequest(deps.store, auth.key.id, auth.plan, now());
+    });
+  },
+  { name: 'quota-gate', dependencies: ['parameters-gate'] },
+);

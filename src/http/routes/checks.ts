@@ -1,34 +1,13 @@
 /** POST /v1/checks, GET /v1/checks, GET /v1/checks/{id}: catalogue checks and their receipts. */
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
-import type { FastifyInstance } from 'fastify';
 import type { CheckReceipt } from '../../domain/check.ts';
-import { corpusVersionOf, type RouteContext } from '../app.ts';
+import { CheckBody, CheckService, parseIdempotencyKey } from '../check-service.ts';
 import { Walk } from '../paging.ts';
-import { CheckService, parseIdempotencyKey, type CheckInput } from '../check-service.ts';
 import { ProblemError } from '../problems.ts';
+import { corpusVersionOf, type RouteContext } from '../route-context.ts';
 import { sourceOfRecallId } from '../source-catalog.ts';
 import { CheckReceiptSchema, CursorSchema, envelope, KEYED_ERRORS, LimitSchema } from '../schemas.ts';
-
-const CheckBody = Type.Object(
-  {
-    label: Type.Optional(
-      Type.String({ maxLength: 200, description: "The caller's own reference; echoed back" }),
-    ),
-    identifiers: Type.Array(
-      Type.Object(
-        {
-          kind: Type.String({
-            description: 'Identifier kind (case-insensitive); another string is rejected as unknown_kind',
-          }),
-          value: Type.String(),
-        },
-        { additionalProperties: false },
-      ),
-      { minItems: 1, maxItems: 1000 },
-    ),
-  },
-  { additionalProperties: false },
-);
 
 const ListQuery = Type.Object({ limit: Type.Optional(LimitSchema), cursor: Type.Optional(CursorSchema) });
 const IdParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 128 }) });
@@ -45,7 +24,7 @@ async function receiptMeta(ctx: RouteContext, receipt: CheckReceipt, version: nu
   };
 }
 
-export function registerCheckRoutes(app: FastifyInstance, ctx: RouteContext): void {
+export const checkRoutes: FastifyPluginAsyncTypebox<RouteContext> = async (app, ctx) => {
   const { deps, catalog, now } = ctx;
   const service = new CheckService(deps.store, catalog);
 
@@ -75,7 +54,7 @@ export function registerCheckRoutes(app: FastifyInstance, ctx: RouteContext): vo
       const idempotencyKey = parseIdempotencyKey(request.headers['idempotency-key']);
       const version = await corpusVersionOf(request, deps.store);
       const { receipt, replayed } = await service.run(
-        request.body as CheckInput,
+        request.body,
         { id: auth.key.id, plan: auth.plan },
         request.quotaHold,
         idempotencyKey,
@@ -105,7 +84,7 @@ export function registerCheckRoutes(app: FastifyInstance, ctx: RouteContext): vo
     async (request) => {
       const auth = request.auth;
       if (auth.state !== 'valid') throw new Error('list reached without a key');
-      const q = request.query as typeof ListQuery.static;
+      const q = request.query;
       const walk = new Walk('checks', { key: auth.key.id });
       const before = walk.numberPosition(q.cursor);
       const limit = q.limit ?? 50;
@@ -138,7 +117,7 @@ export function registerCheckRoutes(app: FastifyInstance, ctx: RouteContext): vo
     async (request) => {
       const auth = request.auth;
       if (auth.state !== 'valid') throw new Error('receipt reached without a key');
-      const { id } = request.params as typeof IdParams.static;
+      const { id } = request.params;
       const receipt = await deps.store.checks.get(auth.key.id, id);
       if (receipt === undefined) throw new ProblemError('not-found', `No check "${id}" for this API key.`);
       return {
@@ -147,4 +126,4 @@ export function registerCheckRoutes(app: FastifyInstance, ctx: RouteContext): vo
       };
     },
   );
-}
+};

@@ -1,10 +1,10 @@
 /** GET /v1/health: no key, no envelope. */
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
-import type { FastifyInstance } from 'fastify';
-import type { RouteContext } from '../app.ts';
+import type { RouteContext } from '../route-context.ts';
 import { HealthSchema, PUBLIC_ERRORS } from '../schemas.ts';
 
-export function registerHealthRoutes(app: FastifyInstance, { catalog, now }: RouteContext): void {
+export const healthRoutes: FastifyPluginAsyncTypebox<RouteContext> = async (app, { catalog, now }) => {
   app.get(
     '/health',
     {
@@ -22,4 +22,4 @@ export function registerHealthRoutes(app: FastifyInstance, { catalog, now }: Rou
     },
     async () => catalog.health(now()),
   );
-}
+};

@@ -1,13 +1,13 @@
 /** GET /v1/identifiers/{kind}/{value}: recalls holding one identifier, in any of its printed forms. */
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
-import type { FastifyInstance } from 'fastify';
 import { IDENTIFIER_KINDS, parseKind } from '../../domain/identifiers/kinds.ts';
 import { lookupKeys } from '../../domain/identifiers/match-keys.ts';
 import { normaliseIdentifier } from '../../domain/identifiers/normalise.ts';
 import { positionOf } from '../../store/recalls-store.ts';
-import { corpusVersionOf, type RouteContext } from '../app.ts';
 import { Walk } from '../paging.ts';
 import { invalidParameter } from '../problems.ts';
+import { corpusVersionOf, type RouteContext } from '../route-context.ts';
 import { CursorSchema, envelope, KEYED_ERRORS, LimitSchema, RecallMatchSchema } from '../schemas.ts';
 
 const Params = Type.Object({
@@ -22,7 +22,7 @@ const Params = Type.Object({
 });
 const Query = Type.Object({ limit: Type.Optional(LimitSchema), cursor: Type.Optional(CursorSchema) });
 
-export function registerIdentifierRoutes(app: FastifyInstance, { deps, catalog }: RouteContext): void {
+export const identifierRoutes: FastifyPluginAsyncTypebox<RouteContext> = async (app, { deps, catalog }) => {
   app.get(
     '/identifiers/:kind/:value',
     {
@@ -40,8 +40,8 @@ export function registerIdentifierRoutes(app: FastifyInstance, { deps, catalog }
       config: { access: 'key', etag: 'corpus' },
     },
     async (request) => {
-      const { kind: rawKind, value } = request.params as typeof Params.static;
-      const q = request.query as typeof Query.static;
+      const { kind: rawKind, value } = request.params;
+      const q = request.query;
       const kind = parseKind(rawKind);
       if (kind === undefined) {
         throw invalidParameter(
@@ -80,4 +80,4 @@ export function registerIdentifierRoutes(app: FastifyInstance, { deps, catalog }
       };
     },
   );
-}
+};

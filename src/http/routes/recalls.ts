@@ -1,11 +1,11 @@
 /** GET /v1/recalls, /v1/recalls/{id}, /v1/recalls/{id}/revisions. */
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
-import type { FastifyInstance } from 'fastify';
 import { isCalendarDate } from '../../domain/dates.ts';
 import { positionOf, type RecallFilters } from '../../store/recalls-store.ts';
-import { corpusVersionOf, type RouteContext } from '../app.ts';
 import { Walk } from '../paging.ts';
 import { ProblemError, invalidParameter } from '../problems.ts';
+import { corpusVersionOf, type RouteContext } from '../route-context.ts';
 import {
   CursorSchema,
   envelope,
@@ -54,7 +54,7 @@ function checkDates(from: string | undefined, to: string | undefined): void {
     throw invalidParameter('from', `"from" (${from}) is later than "to" (${to}).`);
 }
 
-export function registerRecallRoutes(app: FastifyInstance, { deps, catalog }: RouteContext): void {
+export const recallRoutes: FastifyPluginAsyncTypebox<RouteContext> = async (app, { deps, catalog }) => {
   const { store } = deps;
 
   app.get(
@@ -72,7 +72,7 @@ export function registerRecallRoutes(app: FastifyInstance, { deps, catalog }: Ro
       config: { access: 'key', etag: 'corpus' },
     },
     async (request) => {
-      const q = request.query as typeof ListQuery.static;
+      const q = request.query;
       checkDates(q.from, q.to);
       if (q.source !== undefined && !catalog.isKnown(q.source)) {
         throw invalidParameter('source', `Unknown source "${q.source}"; see /v1/sources for the source ids.`);
@@ -128,7 +128,7 @@ export function registerRecallRoutes(app: FastifyInstance, { deps, catalog }: Ro
       config: { access: 'key', etag: 'corpus' },
     },
     async (request) => {
-      const { id } = request.params as typeof IdParams.static;
+      const { id } = request.params;
       const recall = await store.recalls.get(id);
       if (recall === undefined) throw new ProblemError('not-found', `No recall with id "${id}".`);
       return {
@@ -164,8 +164,8 @@ export function registerRecallRoutes(app: FastifyInstance, { deps, catalog }: Ro
       config: { access: 'key', etag: 'corpus' },
     },
     async (request) => {
-      const { id } = request.params as typeof IdParams.static;
-      const q = request.query as typeof RevisionsQuery.static;
+      const { id } = request.params;
+      const q = request.query;
       const walk = new Walk('revisions', { id });
       const afterRevision = walk.numberPosition(q.cursor) ?? 0;
       const sourceId = await store.recalls.sourceOf(id);
@@ -185,4 +185,4 @@ export function registerRecallRoutes(app: FastifyInstance, { deps, catalog }: Ro
       };
     },
   );
-}
+};

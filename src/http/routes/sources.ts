@@ -1,10 +1,10 @@
 /** GET /v1/sources: every source with its licence, attribution and freshness. */
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
-import type { FastifyInstance } from 'fastify';
-import { corpusVersionOf, type RouteContext } from '../app.ts';
+import { corpusVersionOf, type RouteContext } from '../route-context.ts';
 import { envelope, KEYED_ERRORS, SourceSchema } from '../schemas.ts';
 
-export function registerSourceRoutes(app: FastifyInstance, { catalog, deps }: RouteContext): void {
+export const sourceRoutes: FastifyPluginAsyncTypebox<RouteContext> = async (app, { catalog, deps }) => {
   app.get(
     '/sources',
     {
@@ -41,4 +41,4 @@ export function registerSourceRoutes(app: FastifyInstance, { catalog, deps }: Ro
       };
     },
   );
-}
+};

@@ -1,0 +1,50 @@
+/**
+ * Per-client request counters in fixed windows, for the burst gate. An interface so that several
+ * nodes can share one (Redis, burst-redis.ts) while a single node keeps it in memory.
+ */
+
+/** One counted request's outcome. */
+export interface BurstDecision {
+  allowed: boolean;
+  /** Requests left in the current window. */
+  remaining: number;
+  /** Seconds until the window resets (whole seconds, at least 1). */
+  resetSeconds: number;
+}
+
+/** Counts requests per client in fixed windows. */
+export interface BurstLimiter {
+  /** Counts one request from `client` against `limit` per `windowSeconds`. */
+  hit(client: string, limit: number, windowSeconds: number, nowMs: number): Promise<BurstDecision>;
+  close(): Promise<void>;
+}
+
+/**
+ * The in-process limiter for a single node. It holds one window per client seen within the last
+ * window: expired windows are swept once a window. (Not an LRU: dropping a live window would
+ * let its client start over.)
+ */
+export function createMemoryBurstLimiter(): BurstLimiter {
+  const windows = new Map<string, { start: number; count: number }>();
+  let lastSweep = 0;
+  return {
+    async hit(client, limit, windowSeconds, nowMs) {
+      const windowMs = windowSeconds * 1000;
+      if (nowMs - lastSweep > windowMs) {
+        for (const [k, w] of windows) if (nowMs - w.start >= windowMs) windows.delete(k);
+        lastSweep = nowMs;
+      }
+      let w = windows.get(client);
+      if (w === undefined || nowMs - w.start >= windowMs) {
+        w = { start: nowMs, count: 0 };
+        windows.set(client, w);
+      }
+      w.count += 1;
+      const resetSeconds = Math.max(1, Math.ceil((w.start + windowMs - nowMs) / 1000));
+      return { allowed: w.count <= limit, remaining: Math.max(0, limit - w.count), resetSeconds };
+    },
+    async close() {
+      windows.clear();
+    },
+  };
+}

@@ -1,0 +1,17 @@
+/** What every route plugin is given, and the one corpus version a request reads at. */
+import type { FastifyRequest } from 'fastify';
+import type { AppDeps } from './context.ts';
+import type { SourceCatalog } from './source-catalog.ts';
+
+/** The options every route plugin is registered with. */
+export interface RouteContext {
+  deps: AppDeps;
+  catalog: SourceCatalog;
+  now: () => Date;
+}
+
+/** The corpus version this request reads everything at (read once, with the key where there is one). */
+export async function corpusVersionOf(request: FastifyRequest, store: AppDeps['store']): Promise<number> {
+  request.corpusVersion ??= await store.corpusVersion();
+  return request.corpusVersion;
+}
