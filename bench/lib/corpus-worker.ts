@@ -6,7 +6,7 @@
 import SQLite from 'better-sqlite3';
 import pg from 'pg';
 import { parentPort, workerData } from 'node:worker_threads';
-import { rowsOf, IDENTIFIER_COLUMNS, RECALL_COLUMNS, REVISION_COLUMNS } from './corpus.ts';
+import { rowsOf, IDENTIFIER_COLUMNS, RECALL_COLUMNS, REVISION_COLUMNS } from './corpus-rows.ts';
 import { SOURCE_SHAPES, sourceCounts, syntheticRecalls } from './synthetic.ts';
 
 export type WorkerTarget =
