@@ -1,18 +1,18 @@
 /**
  * Edge validation for the adapters: a TypeBox schema compiled once, at module load, into a
- * checker (TypeBox's compiled checker is many times faster than the interpreted `Value.Check`
- * over a feed of hundreds of thousands of records), with the same error reporting on failure.
+ * checker (many times faster than the interpreted `Value.Check` over a feed of hundreds of
+ * thousands of records); a JSON page read and its outer shape checked; each record of a page
+ * checked on its own, so that one odd record is set aside instead of failing the page.
  */
 import type { Static, TSchema } from '@sinclair/typebox';
 import { TypeCompiler } from '@sinclair/typebox/compiler';
 import type { ValueError } from '@sinclair/typebox/value';
+import { formatError } from './errors.ts';
 import type { SetAside } from './source.ts';
 
 export interface Validator<T extends TSchema> {
   /** Whether `value` matches the schema. */
   check(value: unknown): value is Static<T>;
-  /** The first place where `value` breaks the schema, or undefined when it matches. */
-  firstValueError(value: unknown): ValueError | undefined;
   /** The first place where `value` breaks the schema (the deepest inside a union), as `<path>: <message>`. */
   firstError(value: unknown): string;
 }
@@ -20,12 +20,10 @@ export interface Validator<T extends TSchema> {
 /** Compiles `schema` into a Validator (call once per schema, at module load). */
 export function compileValidator<T extends TSchema>(schema: T): Validator<T> {
   const compiled = TypeCompiler.Compile(schema);
-  const firstValueError = (value: unknown): ValueError | undefined => compiled.Errors(value).First();
   return {
     check: (value: unknown): value is Static<T> => compiled.Check(value),
-    firstValueError,
     firstError(value) {
-      const first = firstValueError(value);
+      const first = compiled.Errors(value).First();
       if (first === undefined) return 'does not match';
       const error = deepest(first);
       return `${error.path || '/'}: ${error.message}`;
@@ -43,6 +41,35 @@ function deepest(error: ValueError): ValueError {
     }
   }
   return best;
+}
+
+/** A page body as text, without the byte-order mark some agencies put before it. */
+export function pageText(body: Buffer | string): string {
+  return (typeof body === 'string' ? body : body.toString('utf8')).replace(/^\uFEFF/, '');
+}
+
+/**
+ * A reader of one source's JSON pages: parses the body (a leading byte-order mark is allowed)
+ * and checks its outer shape against `shape`. The reader throws UpstreamError('format') as
+ * `<what> is not JSON: …` or `<what> is not <shapeName>: <place>: <error>`.
+ */
+export function jsonPageReader<T extends TSchema>(
+  shape: T,
+  what: string,
+  shapeName: string,
+): (body: Buffer | string, url?: string) => Static<T> {
+  const validator = compileValidator(shape);
+  return (body, url) => {
+    let json: unknown;
+    try {
+      json = JSON.parse(pageText(body));
+    } catch (cause) {
+      throw formatError(`${what} is not JSON: ${(cause as Error).message}`, url);
+    }
+    if (!validator.check(json))
+      throw formatError(`${what} is not ${shapeName}: ${validator.firstError(json)}`, url);
+    return json;
+  };
 }
 
 /** The records of a page that passed their schema, and those set aside with the reason. */

@@ -10,7 +10,7 @@ import { Type, type Static } from '@sinclair/typebox';
 import { XMLParser, XMLValidator } from 'fast-xml-parser';
 import { formatError } from '../../errors.ts';
 import type { SetAside } from '../../source.ts';
-import { checkRecords, compileValidator, fieldOf } from '../../validate.ts';
+import { checkRecords, compileValidator, fieldOf, pageText } from '../../validate.ts';
 
 const parser = new XMLParser({
   ignoreAttributes: true,
@@ -54,7 +54,7 @@ const FeedItemValidator = compileValidator(FeedItem);
  * UpstreamError('format') when it is not well-formed XML or not RSS (`<rss><channel>`).
  */
 export function parseRecallFeed(body: Buffer | string, url?: string): RecallFeed {
-  const xml = (typeof body === 'string' ? body : body.toString('utf8')).replace(/^\uFEFF/, '');
+  const xml = pageText(body);
   const valid = XMLValidator.validate(xml);
   if (valid !== true) {
     throw formatError(

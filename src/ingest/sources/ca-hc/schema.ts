@@ -6,8 +6,13 @@
  * the reason; a body that is not an array of rows is drift and fails here, loudly.
  */
 import { Type, type Static } from '@sinclair/typebox';
-import { formatError } from '../../errors.ts';
-import { checkRecords, compileValidator, fieldOf, type CheckedRecords } from '../../validate.ts';
+import {
+  checkRecords,
+  compileValidator,
+  fieldOf,
+  jsonPageReader,
+  type CheckedRecords,
+} from '../../validate.ts';
 
 /** A text column: the dump writes `null` for missing values (`Product`, `Last updated` …). */
 const Text = Type.Optional(Type.Union([Type.String(), Type.Null()]));
@@ -31,9 +36,7 @@ export const HcRow = Type.Object(
 );
 export type HcRow = Static<typeof HcRow>;
 
-const PageShape = Type.Array(Type.Unknown());
-
-const PageShapeValidator = compileValidator(PageShape);
+const readDump = jsonPageReader(Type.Array(Type.Unknown()), 'Health Canada dump', 'a bare JSON array');
 const HcRowValidator = compileValidator(HcRow);
 
 /** The row's id: `NID` as text, without padding or invisible characters. */
@@ -49,20 +52,7 @@ export function hcRecordId(row: HcRow): string {
  * not an array.
  */
 export function parseHcDump(body: Buffer | string, url?: string): CheckedRecords<HcRow> {
-  let json: unknown;
-  try {
-    const text = typeof body === 'string' ? body : body.toString('utf8');
-    json = JSON.parse(text.replace(/^\ufeff/, ''));
-  } catch (cause) {
-    throw formatError(`Health Canada dump is not JSON: ${(cause as Error).message}`, url);
-  }
-  if (!PageShapeValidator.check(json)) {
-    throw formatError(
-      `Health Canada dump is not a bare JSON array: ${PageShapeValidator.firstError(json)}`,
-      url,
-    );
-  }
-  return checkRecords(json, HcRowValidator, {
+  return checkRecords(readDump(body, url), HcRowValidator, {
     place: (i) => `[${i}]`,
     idOf: fieldOf('NID'),
     refuse: (row) => (hcRecordId(row) === '' ? 'empty NID' : null),

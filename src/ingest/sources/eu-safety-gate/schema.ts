@@ -10,7 +10,7 @@ import { Type, type Static } from '@sinclair/typebox';
 import { XMLParser, XMLValidator } from 'fast-xml-parser';
 import { formatError } from '../../errors.ts';
 import type { SetAside } from '../../source.ts';
-import { checkRecords, compileValidator, fieldOf } from '../../validate.ts';
+import { checkRecords, compileValidator, fieldOf, pageText } from '../../validate.ts';
 
 /** Elements that may repeat; read as arrays even when there is one. */
 const REPEATED = new Set(['weeklyReport', 'notifications', 'picture']);
@@ -129,7 +129,7 @@ export function reportIdFromUrl(url: string): string | null {
 }
 
 function parseXml(body: Buffer | string, url: string | undefined): Record<string, unknown> {
-  const xml = (typeof body === 'string' ? body : body.toString('utf8')).replace(/^\uFEFF/, '');
+  const xml = pageText(body);
   const valid = XMLValidator.validate(xml);
   if (valid !== true) {
     throw formatError(

@@ -4,9 +4,8 @@
  * needs a recall number. Anything else is drift and fails here, loudly, as a format error.
  */
 import { Type, type Static } from '@sinclair/typebox';
-import { formatError } from '../../errors.ts';
 import type { SetAside } from '../../source.ts';
-import { checkRecords, compileValidator, fieldOf } from '../../validate.ts';
+import { checkRecords, compileValidator, fieldOf, jsonPageReader } from '../../validate.ts';
 
 /** A text field: openFDA omits empty fields on some records and sends "" on others. */
 const Text = Type.Optional(Type.Union([Type.String(), Type.Null()]));
@@ -69,9 +68,10 @@ export const OpenFdaMeta = Type.Object(
   { additionalProperties: true },
 );
 
-const PageShape = Type.Object(
-  { meta: OpenFdaMeta, results: Type.Array(Type.Unknown()) },
-  { additionalProperties: true },
+const readPage = jsonPageReader(
+  Type.Object({ meta: OpenFdaMeta, results: Type.Array(Type.Unknown()) }, { additionalProperties: true }),
+  'openFDA page',
+  '{meta, results[]}',
 );
 
 export interface OpenFdaPage {
@@ -81,7 +81,6 @@ export interface OpenFdaPage {
   setAside: SetAside[];
 }
 
-const PageShapeValidator = compileValidator(PageShape);
 const OpenFdaRecordValidator = compileValidator(OpenFdaRecord);
 
 /**
@@ -90,15 +89,7 @@ const OpenFdaRecordValidator = compileValidator(OpenFdaRecord);
  * or not `{meta, results[]}`.
  */
 export function parseOpenFdaPage(body: Buffer | string, url?: string): OpenFdaPage {
-  let json: unknown;
-  try {
-    json = JSON.parse(typeof body === 'string' ? body : body.toString('utf8'));
-  } catch (cause) {
-    throw formatError(`openFDA page is not JSON: ${(cause as Error).message}`, url);
-  }
-  if (!PageShapeValidator.check(json)) {
-    throw formatError(`openFDA page is not {meta, results[]}: ${PageShapeValidator.firstError(json)}`, url);
-  }
+  const json = readPage(body, url);
   const { records, setAside } = checkRecords(json.results, OpenFdaRecordValidator, {
     place: (i) => `results[${i}]`,
     idOf: fieldOf('recall_number'),

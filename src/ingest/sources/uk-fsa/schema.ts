@@ -8,9 +8,8 @@
  * fails here, loudly, as a format error.
  */
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
-import { formatError } from '../../errors.ts';
 import type { SetAside } from '../../source.ts';
-import { checkRecords, compileValidator, fieldOf } from '../../validate.ts';
+import { checkRecords, compileValidator, fieldOf, jsonPageReader } from '../../validate.ts';
 
 /** A value that may be given once or as a list. */
 const OneOrMany = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Array(schema)]);
@@ -104,9 +103,16 @@ export const FoodAlert = Type.Object(
 );
 export type FoodAlert = Static<typeof FoodAlert>;
 
-const PageShape = Type.Object(
-  { meta: Type.Optional(Type.Object({}, { additionalProperties: true })), items: Type.Array(Type.Unknown()) },
-  { additionalProperties: true },
+const readPage = jsonPageReader(
+  Type.Object(
+    {
+      meta: Type.Optional(Type.Object({}, { additionalProperties: true })),
+      items: Type.Array(Type.Unknown()),
+    },
+    { additionalProperties: true },
+  ),
+  'FSA food alerts page',
+  '{items[]}',
 );
 
 export interface FoodAlertPage {
@@ -115,7 +121,6 @@ export interface FoodAlertPage {
   setAside: SetAside[];
 }
 
-const PageShapeValidator = compileValidator(PageShape);
 const FoodAlertValidator = compileValidator(FoodAlert);
 
 /**
@@ -124,16 +129,7 @@ const FoodAlertValidator = compileValidator(FoodAlert);
  * body is not JSON or not `{items[]}`.
  */
 export function parseFoodAlertPage(body: Buffer | string, url?: string): FoodAlertPage {
-  let json: unknown;
-  try {
-    json = JSON.parse(typeof body === 'string' ? body : body.toString('utf8'));
-  } catch (cause) {
-    throw formatError(`FSA food alerts page is not JSON: ${(cause as Error).message}`, url);
-  }
-  if (!PageShapeValidator.check(json)) {
-    throw formatError(`FSA food alerts page is not {items[]}: ${PageShapeValidator.firstError(json)}`, url);
-  }
-  const { records, setAside } = checkRecords(json.items, FoodAlertValidator, {
+  const { records, setAside } = checkRecords(readPage(body, url).items, FoodAlertValidator, {
     place: (i) => `items[${i}]`,
     idOf: fieldOf('notation'),
   });

@@ -8,7 +8,13 @@
  */
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import { formatError } from '../../errors.ts';
-import { checkRecords, compileValidator, fieldOf, type CheckedRecords } from '../../validate.ts';
+import {
+  checkRecords,
+  compileValidator,
+  fieldOf,
+  jsonPageReader,
+  type CheckedRecords,
+} from '../../validate.ts';
 
 /** A text field: `""` when empty, absent in mirrors that strip empty fields. */
 const Text = Type.Optional(Type.Union([Type.String(), Type.Null()]));
@@ -41,12 +47,10 @@ export const CpscRecord = Type.Object(
 );
 export type CpscRecord = Static<typeof CpscRecord>;
 
-const PageShape = Type.Array(Type.Unknown());
-
 /** The title CPSC gives the record that reports a failed query (e.g. a malformed date). */
 const ERROR_TITLE = /^\s*Error retrieving Recalls\b/i;
 
-const PageShapeValidator = compileValidator(PageShape);
+const readPage = jsonPageReader(Type.Array(Type.Unknown()), 'CPSC answer', 'a bare array of recalls');
 const CpscRecordValidator = compileValidator(CpscRecord);
 
 /** CPSC's in-band report of a failed query: `RecallID: 0`, `Title: "Error retrieving Recalls: …"`. */
@@ -62,18 +66,7 @@ function isErrorRecord(record: unknown): record is { Title?: unknown } {
  * in-band error record. An empty array is a valid answer (a quiet date window).
  */
 export function parseCpscPage(body: Buffer | string, url?: string): CheckedRecords<CpscRecord> {
-  let json: unknown;
-  try {
-    json = JSON.parse(typeof body === 'string' ? body : body.toString('utf8'));
-  } catch (cause) {
-    throw formatError(`CPSC answer is not JSON: ${(cause as Error).message}`, url);
-  }
-  if (!PageShapeValidator.check(json)) {
-    throw formatError(
-      `CPSC answer is not a bare array of recalls: ${PageShapeValidator.firstError(json)}`,
-      url,
-    );
-  }
+  const json = readPage(body, url);
   const error = json.find(isErrorRecord);
   if (error !== undefined) {
     throw formatError(`CPSC answered with an error record: ${String(error.Title ?? '(no title)')}`, url);

@@ -9,8 +9,13 @@
  * so archived pre-change bodies still parse.
  */
 import { Type, type Static } from '@sinclair/typebox';
-import { formatError } from '../../errors.ts';
-import { checkRecords, compileValidator, fieldOf, type CheckedRecords } from '../../validate.ts';
+import {
+  checkRecords,
+  compileValidator,
+  fieldOf,
+  jsonPageReader,
+  type CheckedRecords,
+} from '../../validate.ts';
 
 /** A scalar text field: FSIS sends `""` for an empty value; `null` and absence are tolerated. */
 const Text = Type.Optional(Type.Union([Type.String(), Type.Null()]));
@@ -57,9 +62,7 @@ export const FsisRecord = Type.Object(
 );
 export type FsisRecord = Static<typeof FsisRecord>;
 
-const PageShape = Type.Array(Type.Unknown());
-
-const PageShapeValidator = compileValidator(PageShape);
+const readPage = jsonPageReader(Type.Array(Type.Unknown()), 'FSIS response', 'a bare JSON array');
 const FsisRecordValidator = compileValidator(FsisRecord);
 
 /** The recall number of a record: `field_recall_number` trimmed, else its export twin; '' when neither. */
@@ -73,17 +76,7 @@ export function fsisRecallNumber(record: FsisRecord): string {
  * reason. Throws UpstreamError('format') when the body is not JSON or not an array.
  */
 export function parseFsisPage(body: Buffer | string, url?: string): CheckedRecords<FsisRecord> {
-  let json: unknown;
-  try {
-    const text = typeof body === 'string' ? body : body.toString('utf8');
-    json = JSON.parse(text.replace(/^\ufeff/, ''));
-  } catch (cause) {
-    throw formatError(`FSIS response is not JSON: ${(cause as Error).message}`, url);
-  }
-  if (!PageShapeValidator.check(json)) {
-    throw formatError(`FSIS response is not a bare JSON array: ${PageShapeValidator.firstError(json)}`, url);
-  }
-  return checkRecords(json, FsisRecordValidator, {
+  return checkRecords(readPage(body, url), FsisRecordValidator, {
     place: (i) => `[${i}]`,
     idOf: fieldOf('field_recall_number'),
     refuse: (record) => (fsisRecallNumber(record) === '' ? 'no field_recall_number' : null),
