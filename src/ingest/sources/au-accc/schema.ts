@@ -9,6 +9,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { XMLParser, XMLValidator } from 'fast-xml-parser';
 import { formatError } from '../../errors.ts';
+import { decodeEntitiesOnce } from '../../extract/html-text.ts';
 import type { SetAside } from '../../source.ts';
 import { checkRecords, compileValidator, fieldOf, pageText } from '../../validate.ts';
 
@@ -81,39 +82,13 @@ export function parseRecallFeed(body: Buffer | string, url?: string): RecallFeed
 
 // --- the notice HTML ----------------------------------------------------------------------------
 
-const ENTITIES: Readonly<Record<string, string>> = {
-  amp: '&',
-  lt: '<',
-  gt: '>',
-  quot: '"',
-  apos: "'",
-  nbsp: ' ',
-  ndash: '–',
-  mdash: '—',
-  rsquo: '’',
-  lsquo: '‘',
-  rdquo: '”',
-  ldquo: '“',
-  hellip: '…',
-};
-
-function decodeEntities(text: string): string {
-  return text.replace(/&(#x[0-9a-f]+|#\d+|[a-z]+);/gi, (whole, ref: string) => {
-    if (ref[0] === '#') {
-      const code = ref[1] === 'x' || ref[1] === 'X' ? parseInt(ref.slice(2), 16) : parseInt(ref.slice(1), 10);
-      return Number.isFinite(code) && code > 0 && code <= 0x10ffff ? String.fromCodePoint(code) : whole;
-    }
-    return ENTITIES[ref.toLowerCase()] ?? whole;
-  });
-}
-
 /** Visible text of an HTML fragment: block ends and `<br>` become line breaks, runs of spaces one space. */
 export function htmlText(html: string): string {
   const text = html
     .replace(/<(script|style)\b[\s\S]*?<\/\1>/gi, ' ')
     .replace(/<br\s*\/?>|<\/(?:p|li|div|h[1-6]|tr)>/gi, '\n')
     .replace(/<[^>]*>/g, ' ');
-  return decodeEntities(text)
+  return decodeEntitiesOnce(text)
     .split('\n')
     .map((line) => line.replace(/\s+/g, ' ').trim())
     .filter((line) => line !== '')

@@ -10,6 +10,7 @@ import { cleanText, normaliseIdentifier, stripLabel } from '../../../domain/iden
 import type { Identifier, RecallDraft } from '../../../domain/recall.ts';
 import { classifyRemedy } from '../../../domain/remedy-rules.ts';
 import type { HazardCategory, Severity } from '../../../domain/taxonomy.ts';
+import { decodeEntitiesOnce } from '../../extract/html-text.ts';
 import { extractLabelledIdentifiers, mergeIdentifiers } from '../../extract/labelled-identifiers.ts';
 import type { FlatRclRow } from './schema.ts';
 
@@ -34,18 +35,10 @@ export function nhtsaRecallUrl(campno: string): string {
 
 /**
  * A narrative field as text: HTML tags NHTSA leaves in its narratives (`<A HREF=…>…</A>`) go,
- * their text stays; the common entities are decoded; otherwise the wording is kept as served.
+ * their text stays; entities are decoded (`&nbsp;` as a plain space); otherwise the wording is kept as served.
  */
 export function narrativeText(value: string): string {
-  return value
-    .replace(/<\/?[A-Za-z][^<>]*>/g, '')
-    .replace(/&nbsp;/gi, ' ')
-    .replace(/&lt;/gi, '<')
-    .replace(/&gt;/gi, '>')
-    .replace(/&quot;/gi, '"')
-    .replace(/&#0*39;|&apos;/gi, "'")
-    .replace(/&amp;/gi, '&')
-    .trim();
+  return decodeEntitiesOnce(value.replace(/<\/?[A-Za-z][^<>]*>/g, '').replace(/&nbsp;/gi, ' ')).trim();
 }
 
 /** YYYYMMDD → YYYY-MM-DD for plausible recall dates; sentinels (19010101, 11111111) and typos are null. */
