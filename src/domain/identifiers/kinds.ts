@@ -38,6 +38,14 @@ export type Normalised =
     }
   | { ok: false; reason: RejectionReason; detail: string };
 
+/** A value refused, with the reason and a short sentence for API users. */
+export type Rejection = Extract<Normalised, { ok: false }>;
+
+/** A refusal for `reason`, explained by `detail`. */
+export function reject(reason: RejectionReason, detail: string): Rejection {
+  return { ok: false, reason, detail };
+}
+
 /** Parses a kind as supplied by a caller: case-insensitive, trimmed. */
 export function parseKind(kind: string): IdentifierKind | undefined {
   const k = kind.trim().toLowerCase();

@@ -4,17 +4,13 @@
  * becomes `iccbba:<DI>`. Production identifiers are not part of the key, but the lot is
  * returned so ingestion can store it as a separate `lot` identifier.
  */
-import { gs1CheckDigit, hasValidGs1CheckDigit, looksLikeGs1Syntax, parseGs1 } from './gs1.ts';
-import type { Normalised } from './kinds.ts';
+import { gs1CheckDigit, hasValidGs1CheckDigit } from './gs1-check-digits.ts';
+import { looksLikeGs1Syntax, parseGs1, splitSymbology } from './gs1-syntax.ts';
+import { reject, type Rejection } from './kinds.ts';
 import { normaliseTextCode } from './text-codes.ts';
 
-type Rejection = Extract<Normalised, { ok: false }>;
 /** The outcome of the UDI rule: the DI key and, when the UDI carries one, its lot. */
 export type UdiResult = { ok: true; normalized: string; lot?: string } | Rejection;
-
-function reject(reason: Rejection['reason'], detail: string): Rejection {
-  return { ok: false, reason, detail };
-}
 
 /** A lot normalised by the `lot` rules; dropped when it does not normalise (e.g. one character). */
 function withLot(normalized: string, rawLot: string | null | undefined): UdiResult {
@@ -149,8 +145,8 @@ function fromCanonical(text: string): UdiResult | undefined {
 export function normaliseUdi(value: string): UdiResult {
   let text = value.trim();
   // Plain-data scans (]Q1, ]d1, ]A0 …) of HIBCC or ICCBBA data; GS1 scans are read by parseGs1.
-  const scan = /^\](?!C1|e0|d2|Q3|J1|E[0-4])[A-Za-z][0-9A-Za-z]/.exec(text);
-  if (scan) text = text.slice(3).trim();
+  const scan = splitSymbology(text);
+  if (scan?.family === 'other') text = scan.payload.trim();
   // Code 39 start/stop characters as some readers transmit them.
   if (/^\*.+\*$/.test(text)) text = text.slice(1, -1);
 

@@ -3,9 +3,8 @@
  * `I`, `O`, `Q`. The position-9 check digit of 49 CFR 565 is computed and reported, not
  * required: European VINs legitimately fail it.
  */
-import type { Normalised } from './kinds.ts';
+import type { Rejection } from './kinds.ts';
 
-type Rejection = Extract<Normalised, { ok: false }>;
 /** The outcome of the VIN rule. */
 export type VinResult = { ok: true; normalized: string; checkDigitValid: boolean } | Rejection;
 
