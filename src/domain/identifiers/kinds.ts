@@ -15,7 +15,7 @@ export const REJECTION_REASONS = [
 ] as const;
 export type RejectionReason = (typeof REJECTION_REASONS)[number];
 
-/** How an identifier was obtained at ingestion (see identifiers.md, "Confidence at ingestion"). */
+/** How an identifier was obtained at ingestion (../shared/spec/identifiers.md, "Confidence at ingestion"). */
 export const CONFIDENCES = ['exact', 'extracted', 'inferred'] as const;
 export type Confidence = (typeof CONFIDENCES)[number];
 

@@ -1,5 +1,5 @@
 /**
- * Vehicle identification numbers (identifiers.md, "vin"): 17 characters from `0-9A-Z` without
+ * Vehicle identification numbers (../shared/spec/identifiers.md, "vin"): 17 characters from `0-9A-Z` without
  * `I`, `O`, `Q`. The position-9 check digit of 49 CFR 565 is computed and reported, not
  * required: European VINs legitimately fail it.
  */

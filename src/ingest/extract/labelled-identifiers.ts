@@ -1,5 +1,5 @@
 /**
- * Conservative identifier extraction from agency prose (identifiers.md, "Confidence at
+ * Conservative identifier extraction from agency prose (../shared/spec/identifiers.md, "Confidence at
  * ingestion"). A value is taken only right after a label that names it (`UPC`, `NDC`, `Lot #`,
  * `Model No.`, `UDI-DI` …) or when it is a GS1 element string (`(01)…`), possibly as a list
  * after one label ("UPC codes 6926145714029 and 6926145712902", "Lots 9280009, 9280010").
