@@ -210,21 +210,9 @@ async function ingestSource(
         first: setAside.slice(0, 5).map(describeSetAside),
       });
     }
-    log('info', 'source ingested', {
-      source: id,
-      pages,
-      records: drafts.length,
-      setAside: setAside.length,
-      ...result,
-    });
-    return {
-      sourceId: id,
-      status: 'ok',
-      pages,
-      records: drafts.length,
-      setAside: setAside.length,
-      ...result,
-    };
+    const outcome = { pages, records: drafts.length, setAside: setAside.length, ...result };
+    log('info', 'source ingested', { source: id, ...outcome });
+    return { sourceId: id, status: 'ok', ...outcome };
   } catch (error) {
     const defect = !(error instanceof UpstreamError);
     const reason = error instanceof Error ? error.message : String(error);

@@ -7,6 +7,7 @@
 import type { Static, TSchema } from '@sinclair/typebox';
 import { TypeCompiler } from '@sinclair/typebox/compiler';
 import type { ValueError } from '@sinclair/typebox/value';
+import { XMLValidator, type XMLParser } from 'fast-xml-parser';
 import { formatError } from './errors.ts';
 import type { SetAside } from './source.ts';
 
@@ -70,6 +71,24 @@ export function jsonPageReader<T extends TSchema>(
       throw formatError(`${what} is not ${shapeName}: ${validator.firstError(json)}`, url);
     return json;
   };
+}
+
+/**
+ * Parses an XML page with `parser` once it is known to be well-formed (a leading byte-order mark
+ * is allowed); throws UpstreamError('format') as `<what> is not well-formed XML: <error> (line n)`.
+ */
+export function parseXmlPage(parser: XMLParser, body: Buffer | string, what: string, url?: string): unknown {
+  const xml = pageText(body);
+  const valid = XMLValidator.validate(xml);
+  if (valid !== true) {
+    throw formatError(`${what} is not well-formed XML: ${valid.err.msg} (line ${valid.err.line})`, url);
+  }
+  return parser.parse(xml);
+}
+
+/** The member `key` of a parsed document's object, or undefined when `value` is no object. */
+export function memberOf(value: unknown, key: string): unknown {
+  return value !== null && typeof value === 'object' ? (value as Record<string, unknown>)[key] : undefined;
 }
 
 /** The records of a page that passed their schema, and those set aside with the reason. */

@@ -7,11 +7,11 @@
  * with the reason; a document that is not the feed is drift and fails here, loudly.
  */
 import { Type, type Static } from '@sinclair/typebox';
-import { XMLParser, XMLValidator } from 'fast-xml-parser';
+import { XMLParser } from 'fast-xml-parser';
 import { formatError } from '../../errors.ts';
 import { decodeEntitiesOnce } from '../../extract/html-text.ts';
 import type { SetAside } from '../../source.ts';
-import { checkRecords, compileValidator, fieldOf, pageText } from '../../validate.ts';
+import { checkRecords, compileValidator, fieldOf, memberOf, parseXmlPage } from '../../validate.ts';
 
 const parser = new XMLParser({
   ignoreAttributes: true,
@@ -55,18 +55,8 @@ const FeedItemValidator = compileValidator(FeedItem);
  * UpstreamError('format') when it is not well-formed XML or not RSS (`<rss><channel>`).
  */
 export function parseRecallFeed(body: Buffer | string, url?: string): RecallFeed {
-  const xml = pageText(body);
-  const valid = XMLValidator.validate(xml);
-  if (valid !== true) {
-    throw formatError(
-      `ACCC recalls feed is not well-formed XML: ${valid.err.msg} (line ${valid.err.line})`,
-      url,
-    );
-  }
-  const doc: unknown = parser.parse(xml);
-  const rss = doc !== null && typeof doc === 'object' ? (doc as Record<string, unknown>)['rss'] : undefined;
-  const channel =
-    rss !== null && typeof rss === 'object' ? (rss as Record<string, unknown>)['channel'] : undefined;
+  const doc = parseXmlPage(parser, body, 'ACCC recalls feed', url);
+  const channel = memberOf(memberOf(doc, 'rss'), 'channel');
   if (!ChannelValidator.check(channel)) {
     throw formatError(
       `ACCC recalls feed is not RSS (<rss><channel>): ${ChannelValidator.firstError(channel)}`,

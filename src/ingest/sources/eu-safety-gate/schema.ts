@@ -7,10 +7,10 @@
  * loudly, as a format error.
  */
 import { Type, type Static } from '@sinclair/typebox';
-import { XMLParser, XMLValidator } from 'fast-xml-parser';
+import { XMLParser } from 'fast-xml-parser';
 import { formatError } from '../../errors.ts';
 import type { SetAside } from '../../source.ts';
-import { checkRecords, compileValidator, fieldOf, pageText } from '../../validate.ts';
+import { checkRecords, compileValidator, fieldOf, memberOf, parseXmlPage } from '../../validate.ts';
 
 /** Elements that may repeat; read as arrays even when there is one. */
 const REPEATED = new Set(['weeklyReport', 'notifications', 'picture']);
@@ -129,17 +129,7 @@ export function reportIdFromUrl(url: string): string | null {
 }
 
 function parseXml(body: Buffer | string, url: string | undefined): Record<string, unknown> {
-  const xml = pageText(body);
-  const valid = XMLValidator.validate(xml);
-  if (valid !== true) {
-    throw formatError(
-      `Safety Gate page is not well-formed XML: ${valid.err.msg} (line ${valid.err.line})`,
-      url,
-    );
-  }
-  const doc: unknown = parser.parse(xml);
-  const root =
-    doc !== null && typeof doc === 'object' ? (doc as Record<string, unknown>)['Safety-Gate'] : undefined;
+  const root = memberOf(parseXmlPage(parser, body, 'Safety Gate page', url), 'Safety-Gate');
   if (root === null || typeof root !== 'object' || Array.isArray(root)) {
     throw formatError('Safety Gate page has no <Safety-Gate> root element', url);
   }
