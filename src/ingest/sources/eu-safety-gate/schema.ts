@@ -8,6 +8,7 @@
  */
 import { Type, type Static } from '@sinclair/typebox';
 import { XMLParser } from 'fast-xml-parser';
+import { calendarDate } from '../../../domain/dates.ts';
 import { formatError } from '../../errors.ts';
 import type { SetAside } from '../../source.ts';
 import { checkRecords, compileValidator, fieldOf, memberOf, parseXmlPage } from '../../validate.ts';
@@ -118,9 +119,7 @@ export function safetyGateDate(value: string): string | null {
     if (!m) return null;
     [y, mo, d] = [Number(m[1]), Number(m[2]), Number(m[3])];
   }
-  const date = new Date(Date.UTC(y, mo - 1, d));
-  if (date.getUTCFullYear() !== y || date.getUTCMonth() !== mo - 1 || date.getUTCDate() !== d) return null;
-  return date.toISOString().slice(0, 10);
+  return calendarDate(y, mo, d);
 }
 
 /** The report id in a listed detail address, e.g. `…/weeklyReport/detail/xml/10000325?language=en`. */

@@ -2,6 +2,7 @@
  * One openFDA enforcement record → one RecallDraft. Shared by the food, drug and device feeds,
  * which serve the same record shape. Pure: no I/O, no clock.
  */
+import { compactToIsoDate } from '../../../domain/dates.ts';
 import { classifyHazard } from '../../../domain/hazard-rules.ts';
 import type { IdentifierKind } from '../../../domain/identifiers/kinds.ts';
 import { normaliseIdentifier } from '../../../domain/identifiers/normalise.ts';
@@ -93,16 +94,6 @@ export function productTitle(description: string | null | undefined): string | n
   return title === '' ? null : title;
 }
 
-/** `YYYYMMDD` → `YYYY-MM-DD`; null when absent or not a real calendar date. */
-export function openFdaDate(value: string | null | undefined): string | null {
-  const m = /^(\d{4})(\d{2})(\d{2})$/.exec((value ?? '').trim());
-  if (!m) return null;
-  const [y, mo, d] = [Number(m[1]), Number(m[2]), Number(m[3])];
-  const date = new Date(Date.UTC(y, mo - 1, d));
-  const real = date.getUTCFullYear() === y && date.getUTCMonth() === mo - 1 && date.getUTCDate() === d;
-  return real ? `${m[1]}-${m[2]}-${m[3]}` : null;
-}
-
 export function openFdaSeverity(classification: string | null | undefined): Severity {
   return SEVERITY_BY_CLASS[(classification ?? '').trim().toLowerCase()] ?? 'unknown';
 }
@@ -156,8 +147,8 @@ export function normaliseOpenFdaRecord(record: OpenFdaRecord, productPath: OpenF
     source_classification: text(record.classification),
     // openFDA enforcement reports carry no remedy field; the action is not guessed.
     remedy: 'unknown',
-    recall_date: openFdaDate(record.recall_initiation_date),
-    published_date: openFdaDate(record.report_date),
+    recall_date: compactToIsoDate(record.recall_initiation_date),
+    published_date: compactToIsoDate(record.report_date),
     countries: ['US'],
     url: openFdaRecordUrl(productPath, record.recall_number),
     identifiers: mergeIdentifiers(dedicatedIdentifiers(record), ...prose),
