@@ -1,8 +1,11 @@
 /**
- * Edge validation for the adapters: a TypeBox schema compiled once, at module load, into a
- * checker (many times faster than the interpreted `Value.Check` over a feed of hundreds of
- * thousands of records); a JSON page read and its outer shape checked; each record of a page
- * checked on its own, so that one odd record is set aside instead of failing the page.
+ * Edge validation for the adapters, one policy for every source: a page is read leniently
+ * (unknown fields pass; the fields we read must have the documented type), each record is
+ * checked on its own so that one that drifted is set aside with its place and the deepest
+ * schema error while the rest of the page is read, and a page that is not of the known shape
+ * (not JSON, not well-formed XML, not the outer structure) is drift and fails loudly as
+ * UpstreamError('format'). Schemas are compiled once, at module load (TypeBox's compiled
+ * checker is many times faster than `Value.Check` over hundreds of thousands of records).
  */
 import type { Static, TSchema } from '@sinclair/typebox';
 import { TypeCompiler } from '@sinclair/typebox/compiler';
@@ -11,6 +14,7 @@ import { XMLValidator, type XMLParser } from 'fast-xml-parser';
 import { formatError } from './errors.ts';
 import type { SetAside } from './source.ts';
 
+/** A schema compiled into a checker. */
 export interface Validator<T extends TSchema> {
   /** Whether `value` matches the schema. */
   check(value: unknown): value is Static<T>;
@@ -101,10 +105,9 @@ export interface CheckedRecords<T> {
 const MAX_REASON = 300;
 
 /**
- * Checks each record of a page on its own against `validator`, so that one odd record is set
- * aside with its reason instead of failing the whole page. `place(i)` names the record's place
- * (`items[3]`), `idOf` reads the agency's id from the raw record when it can, and `refuse` may
- * reject a record that matches the schema but cannot be used (no id), with the reason.
+ * Checks each record of a page on its own against `validator`. `place(i)` names the record's
+ * place (`items[3]`), `idOf` reads the agency's id from the raw record when it can, and `refuse`
+ * may reject a record that matches the schema but cannot be used (no id), with the reason.
  */
 export function checkRecords<T extends TSchema>(
   items: readonly unknown[],
@@ -146,8 +149,7 @@ function safeId(idOf: ((item: unknown) => string | null) | undefined, item: unkn
 /** The string or number under `key` of a raw record, for naming a record set aside. */
 export function fieldOf(key: string): (item: unknown) => string | null {
   return (item) => {
-    if (item === null || typeof item !== 'object') return null;
-    const v = (item as Record<string, unknown>)[key];
+    const v = memberOf(item, key);
     return typeof v === 'string' || typeof v === 'number' ? String(v) : null;
   };
 }

@@ -1,10 +1,8 @@
 /**
- * The Product Safety Australia recalls RSS feed as served (RSS 2.0: `<rss><channel><item>…`),
- * validated leniently at the edge: unknown elements pass, the elements we read must be text,
- * and every item needs a title and a link. Each item's `description` carries the recall
- * notice as HTML rendered by the site's CMS (Drupal), one `field--name-field-psa-recall-*`
- * block per notice field; those blocks are read here too. An item that breaks this is set aside
- * with the reason; a document that is not the feed is drift and fails here, loudly.
+ * The Product Safety Australia recalls RSS feed (RSS 2.0: `<rss><channel><item>…`), checked at
+ * the edge (validate.ts): the elements we read must be text, and every item needs a title and
+ * a link. Each item's `description` carries the recall notice as HTML rendered by the site's
+ * CMS (Drupal), one `field--name-field-psa-recall-*` block per notice field, read here too.
  */
 import { Type, type Static } from '@sinclair/typebox';
 import { XMLParser } from 'fast-xml-parser';
@@ -50,10 +48,7 @@ export interface RecallFeed {
 const ChannelValidator = compileValidator(Channel);
 const FeedItemValidator = compileValidator(FeedItem);
 
-/**
- * Parses one feed document; an item that drifted is set aside with its reason. Throws
- * UpstreamError('format') when it is not well-formed XML or not RSS (`<rss><channel>`).
- */
+/** Parses one feed document (validate.ts policy); not RSS (`<rss><channel>`) is a format error. */
 export function parseRecallFeed(body: Buffer | string, url?: string): RecallFeed {
   const doc = parseXmlPage(parser, body, 'ACCC recalls feed', url);
   const channel = memberOf(memberOf(doc, 'rss'), 'channel');

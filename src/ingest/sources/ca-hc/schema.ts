@@ -1,9 +1,8 @@
 /**
- * Health Canada's Recalls and Safety Alerts open-data dump (English, `HCRSAMOpenData.json`) as
- * served: one bare JSON array of rows, validated leniently at the edge. Unknown columns pass
- * (some tooling also reads `Main issue`, `Secondary issue`, `Bacteria subtype`), known columns
- * must be text or null, and every row needs its `NID`. A row that does not is set aside with
- * the reason; a body that is not an array of rows is drift and fails here, loudly.
+ * Health Canada's Recalls and Safety Alerts open-data dump (English, `HCRSAMOpenData.json`):
+ * one bare JSON array of rows, checked at the edge (validate.ts). Known columns must be text or
+ * null (tooling also reads unlisted ones such as `Main issue`, `Bacteria subtype`), and every
+ * row needs its `NID`.
  */
 import { Type, type Static } from '@sinclair/typebox';
 import {
@@ -46,11 +45,7 @@ export function hcRecordId(row: HcRow): string {
     .trim();
 }
 
-/**
- * Parses and validates the dump; a row that drifted is set aside with its reason. Throws
- * UpstreamError('format') when the body is not JSON (a leading byte-order mark is allowed) or
- * not an array.
- */
+/** Parses and checks the dump (validate.ts policy); a row with an empty `NID` is set aside. */
 export function parseHcDump(body: Buffer | string, url?: string): CheckedRecords<HcRow> {
   return checkRecords(readDump(body, url), HcRowValidator, {
     place: (i) => `[${i}]`,

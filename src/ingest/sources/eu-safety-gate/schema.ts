@@ -1,10 +1,8 @@
 /**
- * The two Safety Gate XML documents as served, validated leniently at the edge: the weekly
- * report list (`<Safety-Gate><weeklyReport>…`) and one weekly report (`<Safety-Gate>
- * <report_date>…<notifications>…`). Unknown elements pass; the elements we read must be text;
- * every notification needs a case number and every report a publication date. A notification
- * that breaks this is set aside with the reason; anything else is drift and fails here,
- * loudly, as a format error.
+ * The two Safety Gate XML documents, checked at the edge (validate.ts): the weekly report list
+ * (`<Safety-Gate><weeklyReport>…`) and one weekly report (`<Safety-Gate><report_date>…
+ * <notifications>…`). The elements we read must be text; every notification needs a case number
+ * and every listed report a publication date.
  */
 import { Type, type Static } from '@sinclair/typebox';
 import { XMLParser } from 'fast-xml-parser';

@@ -1,7 +1,6 @@
 /**
- * The openFDA enforcement page as served (`{meta, results}`), validated leniently at the edge:
- * unknown fields pass, known fields must have the type openFDA documents, and every record
- * needs a recall number. Anything else is drift and fails here, loudly, as a format error.
+ * The openFDA enforcement page (`{meta, results}`), checked at the edge (validate.ts): known
+ * fields must have the type openFDA documents, and every record needs a recall number.
  */
 import { Type, type Static } from '@sinclair/typebox';
 import type { SetAside } from '../../source.ts';
@@ -83,11 +82,7 @@ export interface OpenFdaPage {
 
 const OpenFdaRecordValidator = compileValidator(OpenFdaRecord);
 
-/**
- * Parses and validates one openFDA page; a record that drifted is set aside with its reason.
- * Throws UpstreamError('format') naming the first offending place when the body is not JSON
- * or not `{meta, results[]}`.
- */
+/** Parses and checks one openFDA page (validate.ts policy). */
 export function parseOpenFdaPage(body: Buffer | string, url?: string): OpenFdaPage {
   const json = readPage(body, url);
   const { records, setAside } = checkRecords(json.results, OpenFdaRecordValidator, {

@@ -1,11 +1,8 @@
 /**
- * A page of the FSA Food Alerts API as served (`{meta, items[]}` for the list and for one
- * alert alike), validated leniently at the edge: unknown properties pass, the properties we
- * read must have a shape we know, and every alert needs its notation. The API is linked data
+ * A page of the FSA Food Alerts API (`{meta, items[]}` for the list and for one alert alike),
+ * checked at the edge (validate.ts); every alert needs its notation. The API is linked data
  * rendered as JSON, so a property with one value may come as that value or as a one-element
- * array, and a coded value as a string or as `{"@id", "label"}`; both are accepted. An alert
- * that breaks this is set aside with the reason; a page that is not `{items[]}` is drift and
- * fails here, loudly, as a format error.
+ * array, and a coded value as a string or as `{"@id", "label"}`; both are accepted.
  */
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import type { SetAside } from '../../source.ts';
@@ -123,11 +120,7 @@ export interface FoodAlertPage {
 
 const FoodAlertValidator = compileValidator(FoodAlert);
 
-/**
- * Parses and validates one page of the Food Alerts API; an alert that drifted is set aside
- * with its reason. Throws UpstreamError('format') naming the first offending place when the
- * body is not JSON or not `{items[]}`.
- */
+/** Parses and checks one page of the Food Alerts API (validate.ts policy). */
 export function parseFoodAlertPage(body: Buffer | string, url?: string): FoodAlertPage {
   const { records, setAside } = checkRecords(readPage(body, url).items, FoodAlertValidator, {
     place: (i) => `items[${i}]`,

@@ -1,9 +1,7 @@
 /**
- * The CPSC Recall Retrieval answer as served: a bare JSON array of recall records, validated
- * leniently at the edge. Unknown fields pass; every field is optional except `RecallID`
- * (CPSC sends `""` or `[]` for empty fields, and mirrors may drop them); the fields the adapter
- * reads must have the type CPSC documents. A record that does not is set aside with the place
- * and the reason; a page that is not an array of records is drift and fails here, loudly. CPSC reports its own errors as HTTP 200 with one record
+ * The CPSC Recall Retrieval answer: a bare JSON array of recall records, checked at the edge
+ * (validate.ts). Every field is optional except `RecallID` (CPSC sends `""` or `[]` for empty
+ * fields, and mirrors may drop them). CPSC reports its own errors as HTTP 200 with one record
  * `RecallID: 0`, `Title: "Error retrieving Recalls: …"`: that is a format error too.
  */
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
@@ -61,9 +59,8 @@ function isErrorRecord(record: unknown): record is { Title?: unknown } {
 }
 
 /**
- * Parses and validates one CPSC answer. A record that drifted is set aside with its place and
- * reason. Throws UpstreamError('format') when the body is not JSON, not an array, or is CPSC's
- * in-band error record. An empty array is a valid answer (a quiet date window).
+ * Parses and checks one CPSC answer (validate.ts policy); CPSC's in-band error record is a
+ * format error. An empty array is a valid answer (a quiet date window).
  */
 export function parseCpscPage(body: Buffer | string, url?: string): CheckedRecords<CpscRecord> {
   const json = readPage(body, url);

@@ -1,8 +1,7 @@
 /**
- * The FSIS recall API response as served (one bare JSON array of records), validated leniently
- * at the edge: unknown fields pass, known fields must have the type FSIS documents, and every
- * record needs a language and a recall number. A record that does not is set aside with the
- * reason; a body that is not an array of records is drift and fails here, loudly.
+ * The FSIS recall API response (one bare JSON array of records), checked at the edge
+ * (validate.ts): known fields must have the type FSIS documents, and every record needs a
+ * language and a recall number.
  *
  * Ten multi-value fields changed from comma-joined strings to JSON arrays of strings in June
  * 2026 (reported by justanesta/consumer-product-recalls, "Finding S"); both shapes are accepted,
@@ -71,10 +70,7 @@ export function fsisRecallNumber(record: FsisRecord): string {
   return own !== '' ? own : (record.field_recall_number_export ?? '').trim();
 }
 
-/**
- * Parses and validates one FSIS response body; a record that drifted is set aside with its
- * reason. Throws UpstreamError('format') when the body is not JSON or not an array.
- */
+/** Parses and checks one FSIS response (validate.ts policy); a record with no recall number is set aside. */
 export function parseFsisPage(body: Buffer | string, url?: string): CheckedRecords<FsisRecord> {
   return checkRecords(readPage(body, url), FsisRecordValidator, {
     place: (i) => `[${i}]`,
