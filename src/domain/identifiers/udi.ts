@@ -21,9 +21,7 @@ function withLot(normalized: string, rawLot: string | null | undefined): UdiResu
   return { ok: true, normalized };
 }
 
-// ---------------------------------------------------------------------------------------------
-// HIBCC (Health Industry Bar Code, HIBC LIC)
-// ---------------------------------------------------------------------------------------------
+// --- HIBCC (Health Industry Bar Code, HIBC LIC) --------------------------------------------------
 
 /** The HIBC character set in mod-43 value order. */
 const HIBC_CHARSET = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ-. $/+%';
@@ -94,9 +92,7 @@ function normaliseHibcc(text: string): UdiResult {
   return withLot(`hibcc:${primary}`, secondary === undefined ? undefined : hibccLot(secondary));
 }
 
-// ---------------------------------------------------------------------------------------------
-// ICCBBA (ISBT 128)
-// ---------------------------------------------------------------------------------------------
+// --- ICCBBA (ISBT 128) ---------------------------------------------------------------------------
 
 function normaliseIccbba(text: string): UdiResult {
   const s = text.toUpperCase();
@@ -119,9 +115,7 @@ function normaliseIccbba(text: string): UdiResult {
   return withLot(`iccbba:${di}`, lotAt < 0 ? undefined : s.slice(lotAt + 3, lotAt + 21));
 }
 
-// ---------------------------------------------------------------------------------------------
-// Entry point
-// ---------------------------------------------------------------------------------------------
+// --- Entry point ---------------------------------------------------------------------------------
 
 /** Canonical keys given back as input (`hibcc:X999123ABC0`), so a normalised value is stable. */
 function fromCanonical(text: string): UdiResult | undefined {

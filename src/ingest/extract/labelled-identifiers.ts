@@ -14,7 +14,7 @@ import { isMoreCertain, type Confidence, type IdentifierKind } from '../../domai
 import { normaliseIdentifier } from '../../domain/identifiers/normalise.ts';
 import type { Identifier } from '../../domain/recall.ts';
 import { CodeRunReader, MIN_CODE_LENGTH, type CodeSink } from './code-runs.ts';
-import { MONTH, OPEN_BOUND_WORDS, isCodeShaped, isQuantity } from './code-shapes.ts';
+import { DASH, DATE_IN_TEXT, OPEN_BOUND_WORDS, isCodeShaped, isQuantity } from './code-shapes.ts';
 import { findLabels, type Label } from './labels.ts';
 import { tokenize } from './tokens.ts';
 
@@ -23,12 +23,7 @@ export interface ExtractOptions {
   kinds?: readonly IdentifierKind[];
 }
 
-/** ASCII hyphen and Unicode dashes, for use inside a character class (the hyphen escaped). */
-const DASH = '\\-\u2010\u2011\u2012\u2013';
-
-// ---------------------------------------------------------------------------------------------
-// Value shapes
-// ---------------------------------------------------------------------------------------------
+// --- Value shapes --------------------------------------------------------------------------------
 
 /** Digits in groups separated by one space or one dash: `0 50428 54100 5`, `3 45802-237-01 9`. */
 const BARCODE_TOKEN = new RegExp(String.raw`\d+(?:[ \u00a0${DASH}]\d+)*`, 'y');
@@ -45,11 +40,9 @@ const UDI_TOKEN = /[^\s,;]+/y;
 /** A lot, batch or model: letters and digits, with inner `-`, `/` or `.` (`PA17-412`, `KBF/05`). */
 const CODE_TOKEN = new RegExp(String.raw`[A-Za-z0-9](?:[A-Za-z0-9]|[${DASH}/.](?=[A-Za-z0-9]))*`, 'y');
 
-const DATE = String.raw`(?:\d{1,2}[/.${DASH}]\d{1,2}[/.${DASH}]\d{2,4}|\d{4}[/.${DASH}]\d{1,2}(?:[/.${DASH}]\d{1,2})?|\d{1,2}[/.${DASH}]\d{2,4}|\d{8}|\d{1,2} ?${MONTH} ?\d{2,4}|${MONTH} ?\d{1,2},? \d{4}|${MONTH} ?\d{2,4})(?![A-Za-z0-9/])`;
-
 /** An expiry or sell-by phrase with its date, skipped inside lot lists: `Exp. 07/18`, `Best By: 1/18/2027`. */
 const EXPIRY_PHRASE = new RegExp(
-  String.raw`\s*\(?\s*(?:exp(?:\.|iry|iration|ires)?|use[ ${DASH}]?by|best[ ${DASH}]?by|best before|best if used by|sell[ ${DASH}]?by|mfg\.?|manufactured|production)(?:\s*dates?)?\s*[.:]*\s*(?:dates?\s*[.:]*\s*)?${DATE}\s*\)?`,
+  String.raw`\s*\(?\s*(?:exp(?:\.|iry|iration|ires)?|use[ ${DASH}]?by|best[ ${DASH}]?by|best before|best if used by|sell[ ${DASH}]?by|mfg\.?|manufactured|production)(?:\s*dates?)?\s*[.:]*\s*(?:dates?\s*[.:]*\s*)?${DATE_IN_TEXT}\s*\)?`,
   'iy',
 );
 /** A short parenthetical after a value: `(S)`, `(exp. 01/20/2023)`. */
@@ -128,9 +121,7 @@ function endsCleanly(text: string, end: number): boolean {
   return next === '.' && !/\d/.test(text.charAt(end + 1));
 }
 
-// ---------------------------------------------------------------------------------------------
-// Collecting results
-// ---------------------------------------------------------------------------------------------
+// --- Collecting results --------------------------------------------------------------------------
 
 class Collector implements CodeSink {
   readonly found: Identifier[] = [];
@@ -166,9 +157,7 @@ class Collector implements CodeSink {
   }
 }
 
-// ---------------------------------------------------------------------------------------------
-// Per-family list readers: each starts right after a label and reads as many items as follow
-// ---------------------------------------------------------------------------------------------
+// --- Per-family list readers: each starts right after a label and reads as many items as follow ---
 
 /** After an item: a separator means another item may follow. Returns the new position or -1. */
 function nextItem(text: string, pos: number): number {
@@ -293,9 +282,7 @@ function readCodes(
   });
 }
 
-// ---------------------------------------------------------------------------------------------
-// Public API
-// ---------------------------------------------------------------------------------------------
+// --- Public API ----------------------------------------------------------------------------------
 
 /**
  * Extracts the identifiers that prose names with a label. Barcodes with a valid check digit,
