@@ -1,6 +1,6 @@
 /**
- * National Drug Codes (../shared/spec/identifiers.md, "ndc"). The canonical form is the 11-digit HIPAA 5-4-2
- * package code without hyphens, or the 9-digit 5-4 product key for a product NDC.
+ * National Drug Codes (../shared/spec/identifiers.md, "ndc"). The canonical form is the 11-digit
+ * HIPAA 5-4-2 package code without hyphens, or the 9-digit 5-4 product key for a product NDC.
  */
 import { reject, type Rejection } from './kinds.ts';
 

@@ -1,6 +1,7 @@
 /**
  * The one normaliser that ingestion, single lookups and catalogue checks share, so a value
- * supplied by a caller is normalised exactly as it was at ingestion (../shared/spec/identifiers.md).
+ * supplied by a caller is normalised exactly as it was at ingestion
+ * (../shared/spec/identifiers.md).
  */
 import { normaliseGtin } from './gtin.ts';
 import { IDENTIFIER_KINDS, parseKind, reject, type Normalised } from './kinds.ts';

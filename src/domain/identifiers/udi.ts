@@ -1,7 +1,7 @@
 /**
- * Unique device identifiers (../shared/spec/identifiers.md, "udi"). Only the device identifier (DI) is the
- * key: a GS1 DI is a GTIN-14 (GS1 family); a HIBCC DI becomes `hibcc:<DI>`; an ICCBBA DI
- * becomes `iccbba:<DI>`. Production identifiers are not part of the key, but the lot is
+ * Unique device identifiers (../shared/spec/identifiers.md, "udi"). Only the device identifier
+ * (DI) is the key: a GS1 DI is a GTIN-14 (GS1 family); a HIBCC DI becomes `hibcc:<DI>`; an ICCBBA
+ * DI becomes `iccbba:<DI>`. Production identifiers are not part of the key, but the lot is
  * returned so ingestion can store it as a separate `lot` identifier.
  */
 import { gs1CheckDigit, hasValidGs1CheckDigit } from './gs1-check-digits.ts';

@@ -1,7 +1,7 @@
 /**
- * Vehicle identification numbers (../shared/spec/identifiers.md, "vin"): 17 characters from `0-9A-Z` without
- * `I`, `O`, `Q`. The position-9 check digit of 49 CFR 565 is computed and reported, not
- * required: European VINs legitimately fail it.
+ * Vehicle identification numbers (../shared/spec/identifiers.md, "vin"): 17 characters from
+ * `0-9A-Z` without `I`, `O`, `Q`. The position-9 check digit of 49 CFR 565 is computed and
+ * reported, not required: European VINs legitimately fail it.
  */
 import type { Rejection } from './kinds.ts';
 

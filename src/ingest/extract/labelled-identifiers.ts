@@ -1,9 +1,9 @@
 /**
- * Conservative identifier extraction from agency prose (../shared/spec/identifiers.md, "Confidence at
- * ingestion"). A value is taken only right after a label that names it (`UPC`, `NDC`, `Lot #`,
- * `Model No.`, `UDI-DI` …) or when it is a GS1 element string (`(01)…`), possibly as a list
- * after one label ("UPC codes 6926145714029 and 6926145712902", "Lots 9280009, 9280010").
- * Every candidate goes through the shared normaliser; what it refuses is dropped.
+ * Conservative identifier extraction from agency prose (../shared/spec/identifiers.md,
+ * "Confidence at ingestion"). A value is taken only right after a label that names it (`UPC`,
+ * `NDC`, `Lot #`, `Model No.`, `UDI-DI` …) or when it is a GS1 element string (`(01)…`), possibly
+ * as a list after one label ("UPC codes 6926145714029 and 6926145712902", "Lots 9280009,
+ * 9280010"). Every candidate goes through the shared normaliser; what it refuses is dropped.
  *
  * Precision matters more than recall: a false match tells a merchant to pull a safe product.
  * So an unlabelled digit run is never taken, a barcode needs a valid check digit, dates,
