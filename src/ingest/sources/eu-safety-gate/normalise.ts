@@ -10,6 +10,7 @@ import { classifyRemedy } from '../../../domain/remedy-rules.ts';
 import type { HazardCategory, Remedy, Severity } from '../../../domain/taxonomy.ts';
 import { extractLabelledIdentifiers, mergeIdentifiers } from '../../extract/labelled-identifiers.ts';
 import { barcodeFieldIdentifiers, codeFieldIdentifiers } from '../../extract/field-codes.ts';
+import { clipAtWord } from '../../extract/titles.ts';
 import type { Notification } from './schema.ts';
 
 const TITLE_MAX = 120;
@@ -132,10 +133,7 @@ function realBrand(brand: string | null): string | null {
 }
 
 function cap(title: string): string {
-  if (title.length <= TITLE_MAX) return title;
-  const room = title.slice(0, TITLE_MAX + 1);
-  const space = room.lastIndexOf(' ');
-  return (space > 0 ? room.slice(0, space) : title.slice(0, TITLE_MAX)).replace(/[\s,;:.-]+$/, '');
+  return title.length <= TITLE_MAX ? title : clipAtWord(title, TITLE_MAX).replace(/[\s,;:.-]+$/, '');
 }
 
 /** "Brand Name" (the brand prefixed unless the name already carries it), else the product type. */

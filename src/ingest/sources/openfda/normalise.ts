@@ -9,6 +9,7 @@ import { normaliseIdentifier } from '../../../domain/identifiers/normalise.ts';
 import type { Identifier, RecallDraft } from '../../../domain/recall.ts';
 import type { Severity } from '../../../domain/taxonomy.ts';
 import { extractLabelledIdentifiers, mergeIdentifiers } from '../../extract/labelled-identifiers.ts';
+import { clipAtWord } from '../../extract/titles.ts';
 import type { OpenFdaRecord } from './schema.ts';
 
 /** The three openFDA enforcement endpoints (`/food/enforcement.json` …). */
@@ -84,13 +85,8 @@ export function productTitle(description: string | null | undefined): string | n
       break;
     }
   }
-  let title = d.slice(0, cut).replace(/\s+/g, ' ').trim();
-  if (title.length > TITLE_MAX) {
-    const room = title.slice(0, TITLE_MAX + 1);
-    const space = room.lastIndexOf(' ');
-    title = space > 0 ? room.slice(0, space) : title.slice(0, TITLE_MAX);
-  }
-  title = title.replace(/[\s,;:.\-\u2013\u2014]+$/, '');
+  const clipped = clipAtWord(d.slice(0, cut).replace(/\s+/g, ' ').trim(), TITLE_MAX);
+  const title = clipped.replace(/[\s,;:.\-\u2013\u2014]+$/, '');
   return title === '' ? null : title;
 }
 

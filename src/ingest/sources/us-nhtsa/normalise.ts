@@ -12,6 +12,7 @@ import { classifyRemedy } from '../../../domain/remedy-rules.ts';
 import type { HazardCategory, Severity } from '../../../domain/taxonomy.ts';
 import { decodeEntitiesOnce } from '../../extract/html-text.ts';
 import { extractLabelledIdentifiers, mergeIdentifiers } from '../../extract/labelled-identifiers.ts';
+import { clipAtWord } from '../../extract/titles.ts';
 import type { FlatRclRow } from './schema.ts';
 
 const TITLE_MAX = 160;
@@ -214,11 +215,7 @@ function campaignTitle(c: Campaign): string | null {
   let tail = component ?? '';
   if (component !== null && c.components.size > 1) tail += ` (+${c.components.size - 1} more)`;
   let title = head !== '' && tail !== '' ? `${head}: ${tail}` : head || tail;
-  if (title.length > TITLE_MAX) {
-    const room = title.slice(0, TITLE_MAX + 1);
-    const space = room.lastIndexOf(' ');
-    title = (space > 0 ? room.slice(0, space) : title.slice(0, TITLE_MAX)).replace(/[\s,;:(-]+$/, '');
-  }
+  if (title.length > TITLE_MAX) title = clipAtWord(title, TITLE_MAX).replace(/[\s,;:(-]+$/, '');
   return title === '' ? null : title;
 }
 
