@@ -6,7 +6,7 @@ import { countryCode } from '../../../domain/countries.ts';
 import { HAZARD_RULES, classifyHazard } from '../../../domain/hazard-rules.ts';
 import { isPlaceholder } from '../../../domain/identifiers/text-codes.ts';
 import type { RecallDraft } from '../../../domain/recall.ts';
-import { classifyRemedy } from '../../../domain/remedy-rules.ts';
+import { classifyRemedy, isConcreteRemedy } from '../../../domain/remedy-rules.ts';
 import type { HazardCategory, Remedy, Severity } from '../../../domain/taxonomy.ts';
 import { extractLabelledIdentifiers, mergeIdentifiers } from '../../extract/labelled-identifiers.ts';
 import { barcodeFieldIdentifiers, codeFieldIdentifiers } from '../../extract/field-codes.ts';
@@ -73,7 +73,6 @@ const RECALL_FROM_END_USERS =
   /\brecall\w*\s+(?:of\s+(?:the\s+)?products?\s+)?from\s+(?:the\s+)?end[- ]?users?\b/i;
 
 /** A concrete remedy named by the shared rule table (not `other`/`unknown`). */
-const CONCRETE: ReadonlySet<Remedy> = new Set(['repair', 'replace', 'refund', 'dispose', 'stop_use']);
 
 function text(value: string | string[] | undefined): string | null {
   if (value === undefined) return null;
@@ -121,7 +120,7 @@ export function safetyGateSeverity(level: string | null): Severity {
  */
 export function safetyGateRemedy(measures: string | null, category: string | null): Remedy {
   const classified = classifyRemedy(measures);
-  if (CONCRETE.has(classified)) return classified;
+  if (isConcreteRemedy(classified)) return classified;
   if (measures === null) return 'unknown';
   if (RECALL_FROM_END_USERS.test(measures) && !/\bmotor vehicles?\b/i.test(category ?? '')) return 'stop_use';
   return 'other';

@@ -11,7 +11,7 @@ import { isCalendarDate } from '../../../domain/dates.ts';
 import type { IdentifierKind } from '../../../domain/identifiers/kinds.ts';
 import { normaliseIdentifier } from '../../../domain/identifiers/normalise.ts';
 import type { Identifier, RecallDraft } from '../../../domain/recall.ts';
-import { classifyRemedy } from '../../../domain/remedy-rules.ts';
+import { classifyRemedy, firstConcreteRemedy } from '../../../domain/remedy-rules.ts';
 import type { Remedy } from '../../../domain/taxonomy.ts';
 import {
   extractLabelledIdentifiers,
@@ -32,9 +32,6 @@ const REMEDY_BY_OPTION: Readonly<Record<string, Remedy>> = {
   'new instructions': 'other',
   inspect: 'other',
 };
-
-/** When a recall offers several remedies, the first of these wins (the order of REMEDY_RULES). */
-const REMEDY_PRECEDENCE: readonly Remedy[] = ['repair', 'replace', 'refund', 'dispose', 'stop_use', 'other'];
 
 function text(value: string | null | undefined): string | null {
   const t = (value ?? '').trim();
@@ -84,9 +81,7 @@ export function cpscRemedy(options: readonly string[], remedyProse: readonly str
     if (remedy === undefined) unknown.push(option);
     else mapped.push(remedy);
   }
-  if (mapped.length > 0) {
-    return REMEDY_PRECEDENCE.find((r) => mapped.includes(r)) ?? 'other';
-  }
+  if (mapped.length > 0) return firstConcreteRemedy(mapped);
   return classifyRemedy([...unknown, ...remedyProse]);
 }
 
