@@ -4,10 +4,9 @@
  */
 import { compactToIsoDate } from '../../../domain/dates.ts';
 import { classifyHazard } from '../../../domain/hazard-rules.ts';
-import type { IdentifierKind } from '../../../domain/identifiers/kinds.ts';
-import { normaliseIdentifier } from '../../../domain/identifiers/normalise.ts';
 import type { Identifier, RecallDraft } from '../../../domain/recall.ts';
 import type { Severity } from '../../../domain/taxonomy.ts';
+import { exactIdentifiers } from '../../extract/field-codes.ts';
 import { extractLabelledIdentifiers, mergeIdentifiers } from '../../extract/labelled-identifiers.ts';
 import { clipAtWord } from '../../extract/titles.ts';
 import type { OpenFdaRecord } from './schema.ts';
@@ -99,22 +98,13 @@ export function openFdaRecordUrl(productPath: OpenFdaProductPath, recallNumber: 
   return `https://api.fda.gov/${productPath}/enforcement.json?search=recall_number:%22${encodeURIComponent(recallNumber)}%22`;
 }
 
-/** Adds the values of one dedicated field that normalise, as `exact` identifiers of `kind`. */
-function takeDedicated(out: Identifier[], kind: IdentifierKind, values: readonly string[] | undefined): void {
-  for (const value of values ?? []) {
-    const n = normaliseIdentifier(kind, value);
-    // A dedicated field with a bad check digit is kept out of the index, not repaired.
-    if (n.ok) out.push({ kind, value, normalized: n.normalized, confidence: 'exact' });
-  }
-}
-
 /** Identifiers from the harmonised `openfda` arrays: dedicated fields, so `exact`. */
 function dedicatedIdentifiers(record: OpenFdaRecord): Identifier[] {
-  const out: Identifier[] = [];
-  takeDedicated(out, 'upc', record.openfda?.upc);
-  takeDedicated(out, 'ndc', record.openfda?.package_ndc);
-  takeDedicated(out, 'ndc', record.openfda?.product_ndc);
-  return out;
+  return [
+    ...exactIdentifiers('upc', record.openfda?.upc ?? []),
+    ...exactIdentifiers('ndc', record.openfda?.package_ndc ?? []),
+    ...exactIdentifiers('ndc', record.openfda?.product_ndc ?? []),
+  ];
 }
 
 /** Maps one openFDA enforcement record to a recall draft. */
