@@ -11,7 +11,11 @@ export type GtinKind = 'gtin' | 'upc' | 'ean';
 /** The outcome of the GTIN rules: a 14-digit GTIN, or why there is none. */
 export type GtinResult = { ok: true; normalized: string } | Rejection;
 
-function checked(code: string, what: string): GtinResult {
+/**
+ * A GTIN of 8, 12, 13 or 14 digits as 14 digits once its check digit verifies; `what` opens
+ * the refusal's detail when the code was read in some way first.
+ */
+export function checkedGtin(code: string, what = ''): GtinResult {
   const expected = gs1CheckDigit(code.slice(0, -1));
   if (expected !== Number(code.slice(-1))) {
     return reject('invalid_check_digit', `${what}check digit does not verify (expected ${expected})`);
@@ -25,14 +29,14 @@ function byLength(kind: GtinKind, digits: string): GtinResult {
     case 14:
     case 13:
     case 12:
-      return checked(digits, '');
+      return checkedGtin(digits);
     case 8: {
       const upcA = kind === 'upc' ? expandUpcE(digits) : undefined;
-      return upcA ? checked(upcA, `UPC-E expanded to UPC-A ${upcA}, but its `) : checked(digits, '');
+      return upcA ? checkedGtin(upcA, `UPC-E expanded to UPC-A ${upcA}, but its `) : checkedGtin(digits);
     }
     case 11:
       // A 12-digit code whose leading zero a spreadsheet dropped; the check digit must hold.
-      return checked(`0${digits}`, 'read as a UPC-A that lost its leading zero, the ');
+      return checkedGtin(`0${digits}`, 'read as a UPC-A that lost its leading zero, the ');
     case 10: {
       const isbn13 = kind === 'upc' ? undefined : isbn10ToIsbn13(digits);
       if (isbn13) return { ok: true, normalized: isbn13.padStart(14, '0') };

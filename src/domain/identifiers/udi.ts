@@ -4,8 +4,8 @@
  * DI becomes `iccbba:<DI>`. Production identifiers are not part of the key, but the lot is
  * returned so ingestion can store it as a separate `lot` identifier.
  */
-import { gs1CheckDigit, hasValidGs1CheckDigit } from './gs1-check-digits.ts';
 import { looksLikeGs1Syntax, parseGs1, splitSymbology } from './gs1-syntax.ts';
+import { checkedGtin } from './gtin.ts';
 import { reject, type Rejection } from './kinds.ts';
 import { normaliseTextCode } from './text-codes.ts';
 
@@ -165,13 +165,7 @@ export function normaliseUdi(value: string): UdiResult {
         `${digits.length} digits is not a GTIN length (8, 12, 13 or 14 digits)`,
       );
     }
-    if (!hasValidGs1CheckDigit(digits)) {
-      return reject(
-        'invalid_check_digit',
-        `check digit does not verify (expected ${gs1CheckDigit(digits.slice(0, -1))})`,
-      );
-    }
-    return { ok: true, normalized: digits.padStart(14, '0') };
+    return checkedGtin(digits);
   }
   return reject('invalid_characters', 'not a GS1, HIBCC or ICCBBA UDI');
 }
