@@ -1,6 +1,6 @@
 /**
  * The normalised recall record, as adapters produce it (a draft) and as the store keeps it.
- * Field names follow the public contract; `canonicalFields` is the part whose change is an
+ * Field names follow the public contract; `RecallContent` is the part whose change is an
  * amendment (first/last seen and freshness are not).
  */
 import type { Confidence, IdentifierKind } from './identifiers/kinds.ts';
