@@ -10,7 +10,8 @@ import type { RecallDraft } from '../../../domain/recall.ts';
 import { classifyRemedy } from '../../../domain/remedy-rules.ts';
 import { extractLabelledIdentifiers, mergeIdentifiers } from '../../extract/labelled-identifiers.ts';
 import { barcodeFieldIdentifiers, codeFieldIdentifiers } from '../../extract/field-codes.ts';
-import { htmlText, noticeFields, type FeedItem } from './schema.ts';
+import { htmlText, noticeFields } from './notice-html.ts';
+import type { FeedItem } from './schema.ts';
 
 /** The notice fields read, by their CMS names (`field--name-field-psa-recall-<name>`). */
 export const FIELD = {
