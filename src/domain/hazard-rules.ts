@@ -12,6 +12,7 @@
 import { LRUCache } from 'lru-cache';
 import type { HazardCategory } from './taxonomy.ts';
 
+/** One row of the hazard table: the category and the wordings that name it. */
 export interface HazardRule {
   category: HazardCategory;
   patterns: readonly RegExp[];

@@ -5,6 +5,7 @@
  */
 import type { Remedy } from './taxonomy.ts';
 
+/** One row of the remedy table: the remedy and the wordings that name it. */
 export interface RemedyRule {
   remedy: Exclude<Remedy, 'other' | 'unknown'>;
   patterns: RegExp[];

@@ -41,6 +41,7 @@ export interface ArchiveRun {
   readArchived(ref: string): Promise<Buffer | undefined>;
 }
 
+/** The page archive on disk: one folder per source and run, and each source's conditional-GET state. */
 export interface Archive {
   readonly root: string;
   /** Opens the archive folder of a new run. Run ids must sort by time (e.g. `20240501T060000Z`): prune relies on it. */

@@ -18,6 +18,7 @@ import { DASH, DATE_IN_TEXT, OPEN_BOUND_WORDS, isCodeShaped, isQuantity } from '
 import { findLabels, type Label } from './labels.ts';
 import { tokenize } from './tokens.ts';
 
+/** What {@link extractLabelledIdentifiers} looks for. */
 export interface ExtractOptions {
   /** Extract only these kinds (default: every kind this extractor knows). */
   kinds?: readonly IdentifierKind[];

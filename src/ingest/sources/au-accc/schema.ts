@@ -36,6 +36,7 @@ const Channel = Type.Object(
   { additionalProperties: true },
 );
 
+/** One feed document: its build date and its items. */
 export interface RecallFeed {
   lastBuildDate: string | null;
   items: FeedItem[];

@@ -106,6 +106,7 @@ export function safetyGateHazard(riskType: string | null, danger: string | null)
   return types.length > 0 || danger !== null ? 'other' : null;
 }
 
+/** Severity from the notification's risk level (`Serious risk` → `serious` …); `unknown` for any other. */
 export function safetyGateSeverity(level: string | null): Severity {
   return SEVERITY_BY_LEVEL[(level ?? '').trim().toLowerCase().replace(/\s+/g, ' ')] ?? 'unknown';
 }

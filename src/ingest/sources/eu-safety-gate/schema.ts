@@ -87,6 +87,7 @@ export interface WeeklyReportRef {
   url: string;
 }
 
+/** One weekly report: its date and its notifications. */
 export interface WeeklyReport {
   /** YYYY-MM-DD. */
   reportDate: string;

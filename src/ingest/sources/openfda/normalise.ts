@@ -89,6 +89,7 @@ export function productTitle(description: string | null | undefined): string | n
   return title === '' ? null : title;
 }
 
+/** Severity from the FDA class (`Class I` → `serious` …); `unknown` when not a class. */
 export function openFdaSeverity(classification: string | null | undefined): Severity {
   return SEVERITY_BY_CLASS[(classification ?? '').trim().toLowerCase()] ?? 'unknown';
 }

@@ -73,6 +73,7 @@ const readPage = jsonPageReader(
   '{meta, results[]}',
 );
 
+/** One openFDA page: its meta block and its records. */
 export interface OpenFdaPage {
   meta: Static<typeof OpenFdaMeta>;
   results: OpenFdaRecord[];

@@ -112,6 +112,7 @@ const readPage = jsonPageReader(
   '{items[]}',
 );
 
+/** One page of the Food Alerts API: its alerts. */
 export interface FoodAlertPage {
   items: FoodAlert[];
   /** Alerts that drifted, set aside with the reason. */
