@@ -1,6 +1,6 @@
 /**
- * GTIN-8/12/13/14 as the kinds `gtin`, `upc` and `ean` (../shared/spec/identifiers.md, "gtin,
- * upc, ean"), bare or in any GS1 syntax; the canonical GTIN is 14 digits.
+ * GTIN-8/12/13/14 as the kinds `gtin`, `upc` and `ean`, bare or in any GS1 syntax
+ * (../shared/spec/identifiers.md, "gtin, upc, ean"); the canonical GTIN is 14 digits.
  */
 import { expandUpcE, gs1CheckDigit, isbn10ToIsbn13 } from './gs1-check-digits.ts';
 import { looksLikeGs1Syntax, parseGs1, splitSymbology, type Gs1ParseResult } from './gs1-syntax.ts';

@@ -1,7 +1,7 @@
 /**
- * Free-form codes: `model`, `lot` and `batch` (../shared/spec/identifiers.md, "model, lot,
- * batch"), and the placeholder texts agencies publish instead of a value (`N/A`, `All lots`, `no
- * code` …).
+ * Free-form codes: `model`, `lot` and `batch` (../shared/spec/identifiers.md,
+ * "model, lot, batch"), and the placeholder texts agencies publish instead of a value (`N/A`,
+ * `All lots`, `no code` …).
  */
 import type { Rejection } from './kinds.ts';
 import { isPrintableAscii } from './labels.ts';
