@@ -7,12 +7,15 @@
  * UpstreamError('format'). Schemas are compiled once, at module load (TypeBox's compiled
  * checker is many times faster than `Value.Check` over hundreds of thousands of records).
  */
-import type { Static, TSchema } from '@sinclair/typebox';
+import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import { TypeCompiler } from '@sinclair/typebox/compiler';
 import type { ValueError } from '@sinclair/typebox/value';
 import { XMLValidator, type XMLParser } from 'fast-xml-parser';
 import { formatError } from './errors.ts';
 import type { SetAside } from './source.ts';
+
+/** A text field that may be absent, `""` or `null`: agencies write all three for a missing value. */
+export const OptionalText = Type.Optional(Type.Union([Type.String(), Type.Null()]));
 
 /** A schema compiled into a checker. */
 export interface Validator<T extends TSchema> {

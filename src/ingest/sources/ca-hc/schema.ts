@@ -1,8 +1,8 @@
 /**
  * Health Canada's Recalls and Safety Alerts open-data dump (English, `HCRSAMOpenData.json`):
  * one bare JSON array of rows, checked at the edge (validate.ts). Known columns must be text or
- * null (tooling also reads unlisted ones such as `Main issue`, `Bacteria subtype`), and every
- * row needs its `NID`.
+ * null (the dump writes `null` for missing values; tooling also reads unlisted columns such as
+ * `Main issue`, `Bacteria subtype`), and every row needs its `NID`.
  */
 import { Type, type Static } from '@sinclair/typebox';
 import {
@@ -11,24 +11,22 @@ import {
   fieldOf,
   jsonPageReader,
   type CheckedRecords,
+  OptionalText,
 } from '../../validate.ts';
-
-/** A text column: the dump writes `null` for missing values (`Product`, `Last updated` …). */
-const Text = Type.Optional(Type.Union([Type.String(), Type.Null()]));
 
 /** One row of the English dump; the column names are Health Canada's, spaces included. */
 export const HcRow = Type.Object(
   {
     NID: Type.Union([Type.String(), Type.Integer({ minimum: 0 })]),
-    Title: Text,
-    URL: Text,
-    Organization: Text,
-    Product: Text,
-    Issue: Text,
-    'What you should do': Text,
-    Category: Text,
-    'Recall class': Text,
-    'Last updated': Text,
+    Title: OptionalText,
+    URL: OptionalText,
+    Organization: OptionalText,
+    Product: OptionalText,
+    Issue: OptionalText,
+    'What you should do': OptionalText,
+    Category: OptionalText,
+    'Recall class': OptionalText,
+    'Last updated': OptionalText,
     Archived: Type.Optional(Type.Union([Type.String(), Type.Integer(), Type.Boolean(), Type.Null()])),
   },
   { additionalProperties: true },

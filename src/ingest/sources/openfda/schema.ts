@@ -1,13 +1,12 @@
 /**
  * The openFDA enforcement page (`{meta, results}`), checked at the edge (validate.ts): known
- * fields must have the type openFDA documents, and every record needs a recall number.
+ * fields must have the type openFDA documents (an empty field is omitted on some records, `""`
+ * on others), and every record needs a recall number.
  */
 import { Type, type Static } from '@sinclair/typebox';
 import type { SetAside } from '../../source.ts';
-import { checkRecords, compileValidator, fieldOf, jsonPageReader } from '../../validate.ts';
+import { checkRecords, compileValidator, fieldOf, jsonPageReader, OptionalText } from '../../validate.ts';
 
-/** A text field: openFDA omits empty fields on some records and sends "" on others. */
-const Text = Type.Optional(Type.Union([Type.String(), Type.Null()]));
 const TextList = Type.Optional(Type.Array(Type.String()));
 
 /** The harmonised `openfda` block: usually `{}` for food and devices, arrays of strings for drugs. */
@@ -27,23 +26,23 @@ export const OpenFdaBlock = Type.Object(
 export const OpenFdaRecord = Type.Object(
   {
     recall_number: Type.String({ minLength: 1 }),
-    event_id: Text,
-    status: Text,
-    classification: Text,
-    product_type: Text,
-    recalling_firm: Text,
-    product_description: Text,
-    product_quantity: Text,
-    reason_for_recall: Text,
-    code_info: Text,
-    more_code_info: Text,
-    distribution_pattern: Text,
-    recall_initiation_date: Text,
-    center_classification_date: Text,
-    report_date: Text,
-    termination_date: Text,
-    voluntary_mandated: Text,
-    initial_firm_notification: Text,
+    event_id: OptionalText,
+    status: OptionalText,
+    classification: OptionalText,
+    product_type: OptionalText,
+    recalling_firm: OptionalText,
+    product_description: OptionalText,
+    product_quantity: OptionalText,
+    reason_for_recall: OptionalText,
+    code_info: OptionalText,
+    more_code_info: OptionalText,
+    distribution_pattern: OptionalText,
+    recall_initiation_date: OptionalText,
+    center_classification_date: OptionalText,
+    report_date: OptionalText,
+    termination_date: OptionalText,
+    voluntary_mandated: OptionalText,
+    initial_firm_notification: OptionalText,
     openfda: Type.Optional(OpenFdaBlock),
   },
   { additionalProperties: true },

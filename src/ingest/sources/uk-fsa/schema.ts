@@ -6,7 +6,7 @@
  */
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import type { SetAside } from '../../source.ts';
-import { checkRecords, compileValidator, fieldOf, jsonPageReader } from '../../validate.ts';
+import { checkRecords, compileValidator, fieldOf, jsonPageReader, OptionalText } from '../../validate.ts';
 
 /** A value that may be given once or as a list. */
 const OneOrMany = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Array(schema)]);
@@ -35,7 +35,6 @@ export const Labelled = Type.Union([
 ]);
 export type Labelled = Static<typeof Labelled>;
 
-const Text = Type.Optional(Type.Union([Type.String(), Type.Null()]));
 const LabelledField = Type.Optional(Type.Union([OneOrMany(Labelled), Type.Null()]));
 const Codes = Type.Optional(Type.Union([OneOrMany(Type.String()), Type.Null()]));
 
@@ -43,12 +42,12 @@ export const BatchDescription = Type.Object(
   {
     batchCode: Codes,
     lotNumber: Codes,
-    batchTextDescription: Text,
+    batchTextDescription: OptionalText,
     // Dates, never identifiers: read by no one, typed so that drift still shows.
-    bestBeforeDescription: Text,
-    bestBeforeDate: Text,
-    useByDescription: Text,
-    useByDate: Text,
+    bestBeforeDescription: OptionalText,
+    bestBeforeDate: OptionalText,
+    useByDescription: OptionalText,
+    useByDate: OptionalText,
   },
   { additionalProperties: true },
 );
@@ -56,8 +55,8 @@ export type BatchDescription = Static<typeof BatchDescription>;
 
 export const ProductDetails = Type.Object(
   {
-    productName: Text,
-    packSizeDescription: Text,
+    productName: OptionalText,
+    packSizeDescription: OptionalText,
     productCode: Type.Optional(Type.Unknown()),
     batchDescription: Type.Optional(Type.Union([OneOrMany(BatchDescription), Type.String(), Type.Null()])),
   },
@@ -67,7 +66,7 @@ export type ProductDetails = Static<typeof ProductDetails>;
 
 export const Problem = Type.Object(
   {
-    riskStatement: Text,
+    riskStatement: OptionalText,
     allergen: LabelledField,
     hazardCategory: LabelledField,
     pathogenRisk: LabelledField,
@@ -81,15 +80,15 @@ export type Problem = Static<typeof Problem>;
 export const FoodAlert = Type.Object(
   {
     notation: Type.String({ minLength: 1 }),
-    '@id': Text,
-    title: Text,
-    shortTitle: Text,
-    description: Text,
-    created: Text,
-    modified: Text,
+    '@id': OptionalText,
+    title: OptionalText,
+    shortTitle: OptionalText,
+    description: OptionalText,
+    created: OptionalText,
+    modified: OptionalText,
     type: Type.Optional(OneOrMany(Type.String())),
     status: LabelledField,
-    alertURL: Text,
+    alertURL: OptionalText,
     country: LabelledField,
     problem: Type.Optional(Type.Union([OneOrMany(Problem), Type.Null()])),
     productDetails: Type.Optional(Type.Union([OneOrMany(ProductDetails), Type.Null()])),

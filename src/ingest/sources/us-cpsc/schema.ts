@@ -12,10 +12,8 @@ import {
   fieldOf,
   jsonPageReader,
   type CheckedRecords,
+  OptionalText,
 } from '../../validate.ts';
-
-/** A text field: `""` when empty, absent in mirrors that strip empty fields. */
-const Text = Type.Optional(Type.Union([Type.String(), Type.Null()]));
 
 /** A list of objects; only the members the adapter reads are typed, the rest pass. */
 function List<T extends Record<string, TSchema>>(members: T) {
@@ -28,18 +26,23 @@ function List<T extends Record<string, TSchema>>(members: T) {
 export const CpscRecord = Type.Object(
   {
     RecallID: Type.Integer({ minimum: 0 }),
-    RecallNumber: Text,
-    RecallDate: Text,
-    LastPublishDate: Text,
-    Title: Text,
-    Description: Text,
-    URL: Text,
-    Products: List({ Name: Text, Description: Text, Model: Text, Type: Text }),
-    Images: List({ Caption: Text }),
-    Hazards: List({ Name: Text }),
-    Remedies: List({ Name: Text }),
-    RemedyOptions: List({ Option: Text }),
-    ProductUPCs: List({ UPC: Text }),
+    RecallNumber: OptionalText,
+    RecallDate: OptionalText,
+    LastPublishDate: OptionalText,
+    Title: OptionalText,
+    Description: OptionalText,
+    URL: OptionalText,
+    Products: List({
+      Name: OptionalText,
+      Description: OptionalText,
+      Model: OptionalText,
+      Type: OptionalText,
+    }),
+    Images: List({ Caption: OptionalText }),
+    Hazards: List({ Name: OptionalText }),
+    Remedies: List({ Name: OptionalText }),
+    RemedyOptions: List({ Option: OptionalText }),
+    ProductUPCs: List({ UPC: OptionalText }),
   },
   { additionalProperties: true },
 );
