@@ -36,7 +36,8 @@ export function nhtsaRecallUrl(campno: string): string {
 
 /**
  * A narrative field as text: HTML tags NHTSA leaves in its narratives (`<A HREF=…>…</A>`) go,
- * their text stays; entities are decoded (`&nbsp;` as a plain space); otherwise the wording is kept as served.
+ * their text stays; entities are decoded (`&nbsp;` as a plain space); otherwise the wording is
+ * kept as served.
  */
 export function narrativeText(value: string): string {
   return decodeEntitiesOnce(value.replace(/<\/?[A-Za-z][^<>]*>/g, '').replace(/&nbsp;/gi, ' ')).trim();
