@@ -17,7 +17,7 @@ import { ensureOpenFdaMirror } from './lib/openfda-mirror.ts';
 import { BENCH_DIR, BIN, ROOT } from './lib/paths.ts';
 import { CACHE_OFF, NEW_HIT, NEW_MISS, renderResults, type Row, type RunResult } from './lib/report.ts';
 import { Rng } from './lib/synthetic.ts';
-import { gs1CheckDigit } from '../src/domain/identifiers/gs1.ts';
+import { gs1CheckDigit } from '../src/domain/identifiers/gs1-check-digits.ts';
 import { ensureCorpus } from './generate.ts';
 
 const { values } = parseArgs({

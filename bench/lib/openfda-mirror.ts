@@ -5,7 +5,7 @@
  */
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { gs1CheckDigit } from '../../src/domain/identifiers/gs1.ts';
+import { gs1CheckDigit } from '../../src/domain/identifiers/gs1-check-digits.ts';
 import { Rng } from './synthetic.ts';
 
 const REASONS = [

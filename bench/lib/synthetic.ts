@@ -5,7 +5,7 @@
  * Every identifier goes through the service's own normaliser, so what is stored is what
  * ingestion would store.
  */
-import { gs1CheckDigit } from '../../src/domain/identifiers/gs1.ts';
+import { gs1CheckDigit } from '../../src/domain/identifiers/gs1-check-digits.ts';
 import type { Confidence, IdentifierKind } from '../../src/domain/identifiers/kinds.ts';
 import { normaliseIdentifier } from '../../src/domain/identifiers/normalise.ts';
 import { vinCheckDigit } from '../../src/domain/identifiers/vin.ts';

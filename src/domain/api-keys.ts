@@ -2,7 +2,8 @@
  * API keys: `rk_live_` followed by 40 random base62 characters. Only a SHA-256 hash and a
  * short public prefix are ever stored.
  */
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { randomBytes, timingSafeEqual } from 'node:crypto';
+import { sha256 } from './sha256.ts';
 
 const ALPHABET = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 export const KEY_PREFIX = 'rk_live_';
@@ -24,7 +25,7 @@ export function generateApiKey(): { key: string; id: string; prefix: string } {
 }
 
 export function hashApiKey(key: string): string {
-  return createHash('sha256').update(key, 'utf8').digest('hex');
+  return sha256(key);
 }
 
 /** Constant-time comparison of two hex hashes. */

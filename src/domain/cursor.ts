@@ -3,7 +3,7 @@
  * issued for, carries the keyset position, and ends with a checksum so that a truncated or
  * edited cursor is refused. Cursors grant nothing: every query is still scoped to the caller.
  */
-import { createHash } from 'node:crypto';
+import { sha256 } from './sha256.ts';
 
 export type CursorPosition = (string | number | null)[];
 
@@ -17,7 +17,7 @@ export class InvalidCursorError extends Error {
 const DOMAIN = 'recalls-cursor-v1';
 
 function checksum(payload: string): string {
-  return createHash('sha256').update(`${DOMAIN}\n${payload}`).digest('base64url').slice(0, 16);
+  return sha256(`${DOMAIN}\n${payload}`, 'base64url').slice(0, 16);
 }
 
 /** A short stable fingerprint of the filters a walk was started with. */
@@ -25,7 +25,7 @@ export function filterFingerprint(filters: Record<string, unknown>): string {
   const entries = Object.entries(filters)
     .filter(([, v]) => v !== undefined && v !== null)
     .sort(([a], [b]) => (a < b ? -1 : 1));
-  return createHash('sha256').update(JSON.stringify(entries)).digest('base64url').slice(0, 12);
+  return sha256(JSON.stringify(entries), 'base64url').slice(0, 12);
 }
 
 export function encodeCursor(endpoint: string, fingerprint: string, position: CursorPosition): string {

@@ -7,6 +7,12 @@ export function isCalendarDate(value: string): boolean {
   return date.getUTCFullYear() === y && date.getUTCMonth() === mo - 1 && date.getUTCDate() === d;
 }
 
+/** The `YYYY-MM-DD` of a day given by its numbers, or null when it is no real day. */
+export function calendarDate(year: number, month: number, day: number): string | null {
+  const iso = `${String(year).padStart(4, '0')}-${String(month).padStart(2, '0')}-${String(day).padStart(2, '0')}`;
+  return isCalendarDate(iso) ? iso : null;
+}
+
 /** `YYYYMMDD` (as openFDA and NHTSA write dates) → `YYYY-MM-DD`, or null when it is no real day. */
 export function compactToIsoDate(value: string | null | undefined): string | null {
   if (value === null || value === undefined) return null;

@@ -3,7 +3,7 @@
  * their canonical content is equal; otherwise `diffContent` names every public field that moved,
  * with dot paths for nested objects and the sorted identifier lists as one `identifiers` key.
  */
-import * as crypto from 'node:crypto';
+import { sha256 } from './sha256.ts';
 import type { Identifier, RecallContent } from './recall.ts';
 
 function compareIdentifiers(a: Identifier, b: Identifier): number {
@@ -44,12 +44,6 @@ export function canonicalContent(content: RecallContent): RecallContent {
   };
 }
 
-/** SHA-256 (hex) of a text's UTF-8: the one-shot `crypto.hash` where Node has it (20.12+). */
-const sha256Hex: (text: string) => string =
-  typeof crypto.hash === 'function'
-    ? (text) => crypto.hash('sha256', text, 'hex')
-    : (text) => crypto.createHash('sha256').update(text).digest('hex');
-
 /** SHA-256 (hex) of the canonical content's JSON: equal content, equal hash. */
 export function contentHash(canonical: RecallContent): string {
   return contentHashOfJson(JSON.stringify(canonical));
@@ -57,7 +51,7 @@ export function contentHash(canonical: RecallContent): string {
 
 /** `contentHash` from the canonical content's JSON, for a caller that keeps the JSON too. */
 export function contentHashOfJson(json: string): string {
-  return sha256Hex(json);
+  return sha256(json);
 }
 
 const NESTED = new Set(['hazard', 'product']);

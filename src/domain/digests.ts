@@ -3,11 +3,11 @@
  * lowercase hex SHA-256 over distinct entries, sorted by UTF-16 code unit, joined with "\n",
  * no trailing newline.
  */
-import { createHash } from 'node:crypto';
+import { sha256 } from './sha256.ts';
 
 function digestOfLines(lines: Iterable<string>): string {
   const sorted = [...new Set(lines)].sort();
-  return createHash('sha256').update(sorted.join('\n'), 'utf8').digest('hex');
+  return sha256(sorted.join('\n'));
 }
 
 /** Digest of the checked identifiers: `kind:normalized` pairs, kind as submitted, lower-cased. */

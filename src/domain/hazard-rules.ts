@@ -9,8 +9,10 @@
  * mechanism before the harm ("clothing can get entrapped in the belt drive, posing a fall
  * hazard"), and the named harm is the one that counts.
  */
+import { LRUCache } from 'lru-cache';
 import type { HazardCategory } from './taxonomy.ts';
 
+/** One row of the hazard table: the category and the wordings that name it. */
 export interface HazardRule {
   category: HazardCategory;
   patterns: readonly RegExp[];
@@ -348,10 +350,8 @@ function firstMatch(text: string): number {
 /**
  * Texts already classified. Agencies repeat one wording across many records (every product of
  * one recall event carries the same reason), and a classification runs the whole rule table.
- * Cleared when full, so it never holds more than MEMO_LIMIT texts.
  */
-const memo = new Map<string, HazardCategory | null>();
-const MEMO_LIMIT = 4096;
+const memo = new LRUCache<string, HazardCategory>({ max: 4096 });
 
 /**
  * The canonical hazard category for an agency's hazard wording: null when there is no text,
@@ -359,11 +359,11 @@ const MEMO_LIMIT = 4096;
  */
 export function classifyHazard(text: string | null): HazardCategory | null {
   if (text === null) return null;
-  let category = memo.get(text);
+  let category: HazardCategory | null | undefined = memo.get(text);
   if (category === undefined) {
     category = classify(text);
-    if (memo.size >= MEMO_LIMIT) memo.clear();
-    memo.set(text, category);
+    // Only blank text classifies as null, and that costs nothing to classify again.
+    if (category !== null) memo.set(text, category);
   }
   return category;
 }

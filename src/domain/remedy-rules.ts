@@ -5,6 +5,7 @@
  */
 import type { Remedy } from './taxonomy.ts';
 
+/** One row of the remedy table: the remedy and the wordings that name it. */
 export interface RemedyRule {
   remedy: Exclude<Remedy, 'other' | 'unknown'>;
   patterns: RegExp[];
@@ -47,6 +48,16 @@ export const REMEDY_RULES: readonly RemedyRule[] = [
     ],
   },
 ];
+
+/** Whether a remedy asks something of consumers (one a rule names), rather than `other` or `unknown`. */
+export function isConcreteRemedy(remedy: Remedy): boolean {
+  return remedy !== 'other' && remedy !== 'unknown';
+}
+
+/** Of several remedies offered, the first concrete one in rule order; `other` when none is concrete. */
+export function firstConcreteRemedy(remedies: readonly Remedy[]): Remedy {
+  return REMEDY_RULES.find((rule) => remedies.includes(rule.remedy))?.remedy ?? 'other';
+}
 
 /** Maps remedy wording (one or several phrases) to a canonical remedy. */
 export function classifyRemedy(

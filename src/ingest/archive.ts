@@ -7,6 +7,7 @@
  * Also reads offline mirrors (`recalls ingest --from DIR`), which are plain folders of pages.
  */
 import { randomBytes } from 'node:crypto';
+import type { Dirent } from 'node:fs';
 import { mkdir, open, readFile, readdir, rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { RawPage } from './source.ts';
@@ -40,6 +41,7 @@ export interface ArchiveRun {
   readArchived(ref: string): Promise<Buffer | undefined>;
 }
 
+/** The page archive on disk: one folder per source and run, and each source's conditional-GET state. */
 export interface Archive {
   readonly root: string;
   /** Opens the archive folder of a new run. Run ids must sort by time (e.g. `20240501T060000Z`): prune relies on it. */
@@ -105,14 +107,7 @@ export function createArchive(root: string): Archive {
   async function prune(sourceId: string, keepRuns = 3): Promise<string[]> {
     if (!Number.isInteger(keepRuns) || keepRuns < 1) throw new RangeError(`keepRuns must be an integer ≥ 1`);
     const dir = sourceDir(sourceId);
-    let dirents;
-    try {
-      dirents = await readdir(dir, { withFileTypes: true });
-    } catch (err) {
-      if (isNotFound(err)) return [];
-      throw err;
-    }
-    const runs = dirents
+    const runs = (await entriesOf(dir))
       .filter((d) => d.isDirectory() && !d.name.startsWith('.'))
       .map((d) => d.name)
       .sort();
@@ -184,14 +179,7 @@ export async function readMirror(
   accepts: (name: string) => boolean,
 ): Promise<RawPage[]> {
   const folder = join(dir, segment(sourceId, 'source id'));
-  let dirents;
-  try {
-    dirents = await readdir(folder, { withFileTypes: true });
-  } catch (err) {
-    if (isNotFound(err)) return [];
-    throw err;
-  }
-  const names = dirents
+  const names = (await entriesOf(folder))
     .filter((d) => d.isFile() && !d.name.startsWith('.') && accepts(d.name))
     .map((d) => d.name)
     .sort();
@@ -237,6 +225,16 @@ function parseRef(ref: string): { runId: string; name: string } | undefined {
   const [runId, name] = parts as [string, string];
   if ([runId, name].some((p) => p === '' || p === '.' || p === '..' || /[\\\0]/.test(p))) return undefined;
   return { runId, name };
+}
+
+/** The entries of a folder; none when it does not exist. */
+async function entriesOf(dir: string): Promise<Dirent[]> {
+  try {
+    return await readdir(dir, { withFileTypes: true });
+  } catch (err) {
+    if (isNotFound(err)) return [];
+    throw err;
+  }
 }
 
 function isNotFound(err: unknown): boolean {

@@ -14,6 +14,7 @@ import type { UpstreamClient } from './http-client.ts';
 import type { RawPage, SetAside, SourceAdapter } from './source.ts';
 import type { RecallDraft } from '../domain/recall.ts';
 
+/** What a run works with: the store, the adapters, the archive and the upstream client. */
 export interface IngestDeps {
   store: Store;
   adapters: readonly SourceAdapter[];
@@ -25,6 +26,7 @@ export interface IngestDeps {
   log?: (level: 'info' | 'warn' | 'error', message: string, fields?: Record<string, unknown>) => void;
 }
 
+/** Which sources a run reads, and from where. */
 export interface IngestOptions {
   /** Only these sources (default: every registered source). */
   sourceIds?: string[];
@@ -35,11 +37,13 @@ export interface IngestOptions {
   onProgress?: (event: ProgressEvent) => void;
 }
 
+/** Progress reported while a run goes: a source starts, a page is read, a source ends. */
 export type ProgressEvent =
   | { type: 'source-start'; sourceId: string }
   | { type: 'page'; sourceId: string; pages: number; records: number }
   | { type: 'source-end'; outcome: SourceOutcome };
 
+/** How one source fared in a run. */
 export interface SourceOutcome {
   sourceId: string;
   status: 'ok' | 'failed' | 'skipped';
@@ -56,6 +60,7 @@ export interface SourceOutcome {
   setAside?: number;
 }
 
+/** A run's result: every source's outcome, or who holds the lease when another run is going. */
 export type IngestResult =
   { status: 'completed'; sources: SourceOutcome[] } | { status: 'locked'; holder: string; since: string };
 
@@ -98,6 +103,10 @@ function oldest(a: string | null, b: string | null): string | null {
   return a < b ? a : b;
 }
 
+/**
+ * Runs an ingest of the selected sources under the ingest lease; a source already rebuilt today
+ * is skipped unless forced or read from a mirror.
+ */
 export async function runIngest(deps: IngestDeps, options: IngestOptions = {}): Promise<IngestResult> {
   const now = deps.now ?? (() => new Date());
   const log = deps.log ?? (() => {});
@@ -210,21 +219,9 @@ async function ingestSource(
         first: setAside.slice(0, 5).map(describeSetAside),
       });
     }
-    log('info', 'source ingested', {
-      source: id,
-      pages,
-      records: drafts.length,
-      setAside: setAside.length,
-      ...result,
-    });
-    return {
-      sourceId: id,
-      status: 'ok',
-      pages,
-      records: drafts.length,
-      setAside: setAside.length,
-      ...result,
-    };
+    const outcome = { pages, records: drafts.length, setAside: setAside.length, ...result };
+    log('info', 'source ingested', { source: id, ...outcome });
+    return { sourceId: id, status: 'ok', ...outcome };
   } catch (error) {
     const defect = !(error instanceof UpstreamError);
     const reason = error instanceof Error ? error.message : String(error);

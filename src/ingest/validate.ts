@@ -1,18 +1,26 @@
 /**
- * Edge validation for the adapters: a TypeBox schema compiled once, at module load, into a
- * checker (TypeBox's compiled checker is many times faster than the interpreted `Value.Check`
- * over a feed of hundreds of thousands of records), with the same error reporting on failure.
+ * Edge validation for the adapters, one policy for every source: a page is read leniently
+ * (unknown fields pass; the fields we read must have the documented type), each record is
+ * checked on its own so that one that drifted is set aside with its place and the deepest
+ * schema error while the rest of the page is read, and a page that is not of the known shape
+ * (not JSON, not well-formed XML, not the outer structure) is drift and fails loudly as
+ * UpstreamError('format'). Schemas are compiled once, at module load (TypeBox's compiled
+ * checker is many times faster than `Value.Check` over hundreds of thousands of records).
  */
-import type { Static, TSchema } from '@sinclair/typebox';
+import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import { TypeCompiler } from '@sinclair/typebox/compiler';
 import type { ValueError } from '@sinclair/typebox/value';
+import { XMLValidator, type XMLParser } from 'fast-xml-parser';
+import { formatError } from './errors.ts';
 import type { SetAside } from './source.ts';
 
+/** A text field that may be absent, `""` or `null`: agencies write all three for a missing value. */
+export const OptionalText = Type.Optional(Type.Union([Type.String(), Type.Null()]));
+
+/** A schema compiled into a checker. */
 export interface Validator<T extends TSchema> {
   /** Whether `value` matches the schema. */
   check(value: unknown): value is Static<T>;
-  /** The first place where `value` breaks the schema, or undefined when it matches. */
-  firstValueError(value: unknown): ValueError | undefined;
   /** The first place where `value` breaks the schema (the deepest inside a union), as `<path>: <message>`. */
   firstError(value: unknown): string;
 }
@@ -20,12 +28,10 @@ export interface Validator<T extends TSchema> {
 /** Compiles `schema` into a Validator (call once per schema, at module load). */
 export function compileValidator<T extends TSchema>(schema: T): Validator<T> {
   const compiled = TypeCompiler.Compile(schema);
-  const firstValueError = (value: unknown): ValueError | undefined => compiled.Errors(value).First();
   return {
     check: (value: unknown): value is Static<T> => compiled.Check(value),
-    firstValueError,
     firstError(value) {
-      const first = firstValueError(value);
+      const first = compiled.Errors(value).First();
       if (first === undefined) return 'does not match';
       const error = deepest(first);
       return `${error.path || '/'}: ${error.message}`;
@@ -45,6 +51,53 @@ function deepest(error: ValueError): ValueError {
   return best;
 }
 
+/** A page body as text, without the byte-order mark some agencies put before it. */
+export function pageText(body: Buffer | string): string {
+  return (typeof body === 'string' ? body : body.toString('utf8')).replace(/^\uFEFF/, '');
+}
+
+/**
+ * A reader of one source's JSON pages: parses the body (a leading byte-order mark is allowed)
+ * and checks its outer shape against `shape`. The reader throws UpstreamError('format') as
+ * `<what> is not JSON: …` or `<what> is not <shapeName>: <place>: <error>`.
+ */
+export function jsonPageReader<T extends TSchema>(
+  shape: T,
+  what: string,
+  shapeName: string,
+): (body: Buffer | string, url?: string) => Static<T> {
+  const validator = compileValidator(shape);
+  return (body, url) => {
+    let json: unknown;
+    try {
+      json = JSON.parse(pageText(body));
+    } catch (cause) {
+      throw formatError(`${what} is not JSON: ${(cause as Error).message}`, url);
+    }
+    if (!validator.check(json))
+      throw formatError(`${what} is not ${shapeName}: ${validator.firstError(json)}`, url);
+    return json;
+  };
+}
+
+/**
+ * Parses an XML page with `parser` once it is known to be well-formed (a leading byte-order mark
+ * is allowed); throws UpstreamError('format') as `<what> is not well-formed XML: <error> (line n)`.
+ */
+export function parseXmlPage(parser: XMLParser, body: Buffer | string, what: string, url?: string): unknown {
+  const xml = pageText(body);
+  const valid = XMLValidator.validate(xml);
+  if (valid !== true) {
+    throw formatError(`${what} is not well-formed XML: ${valid.err.msg} (line ${valid.err.line})`, url);
+  }
+  return parser.parse(xml);
+}
+
+/** The member `key` of a parsed document's object, or undefined when `value` is no object. */
+export function memberOf(value: unknown, key: string): unknown {
+  return value !== null && typeof value === 'object' ? (value as Record<string, unknown>)[key] : undefined;
+}
+
 /** The records of a page that passed their schema, and those set aside with the reason. */
 export interface CheckedRecords<T> {
   records: T[];
@@ -55,10 +108,9 @@ export interface CheckedRecords<T> {
 const MAX_REASON = 300;
 
 /**
- * Checks each record of a page on its own against `validator`, so that one odd record is set
- * aside with its reason instead of failing the whole page. `place(i)` names the record's place
- * (`items[3]`), `idOf` reads the agency's id from the raw record when it can, and `refuse` may
- * reject a record that matches the schema but cannot be used (no id), with the reason.
+ * Checks each record of a page on its own against `validator`. `place(i)` names the record's
+ * place (`items[3]`), `idOf` reads the agency's id from the raw record when it can, and `refuse`
+ * may reject a record that matches the schema but cannot be used (no id), with the reason.
  */
 export function checkRecords<T extends TSchema>(
   items: readonly unknown[],
@@ -100,8 +152,7 @@ function safeId(idOf: ((item: unknown) => string | null) | undefined, item: unkn
 /** The string or number under `key` of a raw record, for naming a record set aside. */
 export function fieldOf(key: string): (item: unknown) => string | null {
   return (item) => {
-    if (item === null || typeof item !== 'object') return null;
-    const v = (item as Record<string, unknown>)[key];
+    const v = memberOf(item, key);
     return typeof v === 'string' || typeof v === 'number' ? String(v) : null;
   };
 }

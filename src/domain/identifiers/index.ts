@@ -23,21 +23,21 @@ export {
 } from './match-keys.ts';
 export { cleanText, prepareValue, stripLabel } from './labels.ts';
 export {
-  GS,
   expandUpcE,
   gs1CheckDigit,
   hasValidGs1CheckDigit,
   isValidIsbn10,
   isbn10ToIsbn13,
+} from './gs1-check-digits.ts';
+export {
+  GS,
   looksLikeGs1Syntax,
-  normaliseGtin,
   parseGs1,
   type Gs1Data,
   type Gs1Element,
   type Gs1ParseResult,
-  type GtinKind,
-  type GtinResult,
-} from './gs1.ts';
+} from './gs1-syntax.ts';
+export { normaliseGtin, type GtinKind, type GtinResult } from './gtin.ts';
 export { normaliseVin, vinCheckDigit, type VinResult } from './vin.ts';
 export { normaliseNdc, type NdcResult } from './ndc.ts';
 export { hibccCheckCharacter, normaliseUdi, type UdiResult } from './udi.ts';

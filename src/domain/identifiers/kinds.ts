@@ -18,7 +18,7 @@ export const REJECTION_REASONS = [
 ] as const;
 export type RejectionReason = (typeof REJECTION_REASONS)[number];
 
-/** How an identifier was obtained at ingestion (see identifiers.md, "Confidence at ingestion"). */
+/** How an identifier was obtained at ingestion (../shared/spec/identifiers.md, "Confidence at ingestion"). */
 export const CONFIDENCES = ['exact', 'extracted', 'inferred'] as const;
 export type Confidence = (typeof CONFIDENCES)[number];
 
@@ -40,6 +40,14 @@ export type Normalised =
       lot?: string;
     }
   | { ok: false; reason: RejectionReason; detail: string };
+
+/** A value refused, with the reason and a short sentence for API users. */
+export type Rejection = Extract<Normalised, { ok: false }>;
+
+/** A refusal for `reason`, explained by `detail`. */
+export function reject(reason: RejectionReason, detail: string): Rejection {
+  return { ok: false, reason, detail };
+}
 
 /** Parses a kind as supplied by a caller: case-insensitive, trimmed. */
 export function parseKind(kind: string): IdentifierKind | undefined {

@@ -1,7 +1,8 @@
 /**
- * Text preparation shared by every identifier kind (identifiers.md, "Before any rule"):
- * Unicode NFKC, one ASCII hyphen for every Unicode dash, no invisible format characters,
- * trimmed, and a leading label such as `UPC:`, `Lot #` or `Model/Catalog Number:` removed.
+ * Text preparation shared by every identifier kind (../shared/spec/identifiers.md,
+ * "Before any rule"): Unicode NFKC, one ASCII hyphen for every Unicode dash, no invisible format
+ * characters, trimmed, and a leading label such as `UPC:`, `Lot #` or `Model/Catalog Number:`
+ * removed.
  */
 
 /**

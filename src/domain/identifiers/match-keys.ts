@@ -1,6 +1,6 @@
 /**
- * The matching key space (identifiers.md, "Match families"). Kinds that name the same thing
- * share one key space: a stored row carries a `match_key` and, for an 11-digit NDC, a
+ * The matching key space (../shared/spec/identifiers.md, "Match families"). Kinds that name the
+ * same thing share one key space: a stored row carries a `match_key` and, for an 11-digit NDC, a
  * `product_key`; a lookup asks `WHERE match_key IN (matchKeys) OR product_key IN (productKeys)`.
  */
 import type { IdentifierKind } from './kinds.ts';
@@ -59,11 +59,11 @@ export function storageKeys(kind: IdentifierKind, normalized: string): StorageKe
 }
 
 /**
- * The keys a lookup of a normalised identifier searches. For NDCs (identifiers.md, "ndc"):
- * a 9-digit product key P finds a stored `ndc:P` and every stored package whose product key is
- * `ndc:P`; an 11-digit package X finds a stored `ndc:X` and a stored product key
- * `ndc:<first 9 of X>`, but not the other packages of that product. Every other identifier
- * finds exactly its own match key.
+ * The keys a lookup of a normalised identifier searches. For NDCs (../shared/spec/identifiers.md,
+ * "ndc"): a 9-digit product key P finds a stored `ndc:P` and every stored package whose product
+ * key is `ndc:P`; an 11-digit package X finds a stored `ndc:X` and a stored product key
+ * `ndc:<first 9 of X>`, but not the other packages of that product. Every other identifier finds
+ * exactly its own match key.
  */
 export function lookupKeys(kind: IdentifierKind, normalized: string): LookupKeys {
   const { matchKey } = storageKeys(kind, normalized);

@@ -1,10 +1,9 @@
 /**
- * National Drug Codes (identifiers.md, "ndc"). The canonical form is the 11-digit HIPAA 5-4-2
- * package code without hyphens, or the 9-digit 5-4 product key for a product NDC.
+ * National Drug Codes (../shared/spec/identifiers.md, "ndc"). The canonical form is the 11-digit
+ * HIPAA 5-4-2 package code without hyphens, or the 9-digit 5-4 product key for a product NDC.
  */
-import type { Normalised } from './kinds.ts';
+import { reject, type Rejection } from './kinds.ts';
 
-type Rejection = Extract<Normalised, { ok: false }>;
 /** The outcome of the NDC rule. */
 export type NdcResult = { ok: true; normalized: string } | Rejection;
 
@@ -18,10 +17,6 @@ const LAYOUTS: Readonly<Record<string, (s: readonly string[]) => string>> = {
   '5-3': ([a, b]) => `${a}0${b}`,
   '5-4': ([a, b]) => `${a}${b}`,
 };
-
-function reject(reason: Rejection['reason'], detail: string): Rejection {
-  return { ok: false, reason, detail };
-}
 
 /**
  * Normalises an NDC. Spaces count as hyphens and one trailing sentence period is ignored

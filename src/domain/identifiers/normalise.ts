@@ -1,9 +1,10 @@
 /**
  * The one normaliser that ingestion, single lookups and catalogue checks share, so a value
- * supplied by a caller is normalised exactly as it was at ingestion (identifiers.md).
+ * supplied by a caller is normalised exactly as it was at ingestion
+ * (../shared/spec/identifiers.md).
  */
-import { normaliseGtin } from './gs1.ts';
-import { IDENTIFIER_KINDS, parseKind, type Normalised } from './kinds.ts';
+import { normaliseGtin } from './gtin.ts';
+import { IDENTIFIER_KINDS, parseKind, reject, type Normalised } from './kinds.ts';
 import { prepareValue } from './labels.ts';
 import { normaliseNdc } from './ndc.ts';
 import { isPlaceholder, normaliseTextCode } from './text-codes.ts';
@@ -12,12 +13,6 @@ import { normaliseVin } from './vin.ts';
 
 /** Values longer than this many UTF-16 code units are refused (`invalid_length`) unread. */
 export const MAX_VALUE_LENGTH = 512;
-
-type Rejection = Extract<Normalised, { ok: false }>;
-
-function reject(reason: Rejection['reason'], detail: string): Rejection {
-  return { ok: false, reason, detail };
-}
 
 /**
  * Normalises one identifier value of the given kind (case-insensitive: `UPC` is `upc`).

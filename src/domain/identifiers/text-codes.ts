@@ -1,11 +1,11 @@
 /**
- * Free-form codes: `model`, `lot` and `batch` (identifiers.md, "model, lot, batch"), and the
- * placeholder texts agencies publish instead of a value (`N/A`, `All lots`, `no code` …).
+ * Free-form codes: `model`, `lot` and `batch` (../shared/spec/identifiers.md,
+ * "model, lot, batch"), and the placeholder texts agencies publish instead of a value (`N/A`,
+ * `All lots`, `no code` …).
  */
-import type { Normalised } from './kinds.ts';
+import type { Rejection } from './kinds.ts';
 import { isPrintableAscii } from './labels.ts';
 
-type Rejection = Extract<Normalised, { ok: false }>;
 /** The outcome of a text-code rule: the canonical code, or why there is none. */
 export type TextCodeResult = { ok: true; normalized: string } | Rejection;
 

@@ -1,20 +1,16 @@
 /**
- * Unique device identifiers (identifiers.md, "udi"). Only the device identifier (DI) is the
- * key: a GS1 DI is a GTIN-14 (GS1 family); a HIBCC DI becomes `hibcc:<DI>`; an ICCBBA DI
- * becomes `iccbba:<DI>`. Production identifiers are not part of the key, but the lot is
+ * Unique device identifiers (../shared/spec/identifiers.md, "udi"). Only the device identifier
+ * (DI) is the key: a GS1 DI is a GTIN-14 (GS1 family); a HIBCC DI becomes `hibcc:<DI>`; an ICCBBA
+ * DI becomes `iccbba:<DI>`. Production identifiers are not part of the key, but the lot is
  * returned so ingestion can store it as a separate `lot` identifier.
  */
-import { gs1CheckDigit, hasValidGs1CheckDigit, looksLikeGs1Syntax, parseGs1 } from './gs1.ts';
-import type { Normalised } from './kinds.ts';
+import { looksLikeGs1Syntax, parseGs1, splitSymbology } from './gs1-syntax.ts';
+import { checkedGtin } from './gtin.ts';
+import { reject, type Rejection } from './kinds.ts';
 import { normaliseTextCode } from './text-codes.ts';
 
-type Rejection = Extract<Normalised, { ok: false }>;
 /** The outcome of the UDI rule: the DI key and, when the UDI carries one, its lot. */
 export type UdiResult = { ok: true; normalized: string; lot?: string } | Rejection;
-
-function reject(reason: Rejection['reason'], detail: string): Rejection {
-  return { ok: false, reason, detail };
-}
 
 /** A lot normalised by the `lot` rules; dropped when it does not normalise (e.g. one character). */
 function withLot(normalized: string, rawLot: string | null | undefined): UdiResult {
@@ -25,9 +21,7 @@ function withLot(normalized: string, rawLot: string | null | undefined): UdiResu
   return { ok: true, normalized };
 }
 
-// ---------------------------------------------------------------------------------------------
-// HIBCC (Health Industry Bar Code, HIBC LIC)
-// ---------------------------------------------------------------------------------------------
+// --- HIBCC (Health Industry Bar Code, HIBC LIC) --------------------------------------------------
 
 /** The HIBC character set in mod-43 value order. */
 const HIBC_CHARSET = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ-. $/+%';
@@ -98,9 +92,7 @@ function normaliseHibcc(text: string): UdiResult {
   return withLot(`hibcc:${primary}`, secondary === undefined ? undefined : hibccLot(secondary));
 }
 
-// ---------------------------------------------------------------------------------------------
-// ICCBBA (ISBT 128)
-// ---------------------------------------------------------------------------------------------
+// --- ICCBBA (ISBT 128) ---------------------------------------------------------------------------
 
 function normaliseIccbba(text: string): UdiResult {
   const s = text.toUpperCase();
@@ -123,9 +115,7 @@ function normaliseIccbba(text: string): UdiResult {
   return withLot(`iccbba:${di}`, lotAt < 0 ? undefined : s.slice(lotAt + 3, lotAt + 21));
 }
 
-// ---------------------------------------------------------------------------------------------
-// Entry point
-// ---------------------------------------------------------------------------------------------
+// --- Entry point ---------------------------------------------------------------------------------
 
 /** Canonical keys given back as input (`hibcc:X999123ABC0`), so a normalised value is stable. */
 function fromCanonical(text: string): UdiResult | undefined {
@@ -149,8 +139,8 @@ function fromCanonical(text: string): UdiResult | undefined {
 export function normaliseUdi(value: string): UdiResult {
   let text = value.trim();
   // Plain-data scans (]Q1, ]d1, ]A0 …) of HIBCC or ICCBBA data; GS1 scans are read by parseGs1.
-  const scan = /^\](?!C1|e0|d2|Q3|J1|E[0-4])[A-Za-z][0-9A-Za-z]/.exec(text);
-  if (scan) text = text.slice(3).trim();
+  const scan = splitSymbology(text);
+  if (scan?.family === 'other') text = scan.payload.trim();
   // Code 39 start/stop characters as some readers transmit them.
   if (/^\*.+\*$/.test(text)) text = text.slice(1, -1);
 
@@ -175,13 +165,7 @@ export function normaliseUdi(value: string): UdiResult {
         `${digits.length} digits is not a GTIN length (8, 12, 13 or 14 digits)`,
       );
     }
-    if (!hasValidGs1CheckDigit(digits)) {
-      return reject(
-        'invalid_check_digit',
-        `check digit does not verify (expected ${gs1CheckDigit(digits.slice(0, -1))})`,
-      );
-    }
-    return { ok: true, normalized: digits.padStart(14, '0') };
+    return checkedGtin(digits);
   }
   return reject('invalid_characters', 'not a GS1, HIBCC or ICCBBA UDI');
 }

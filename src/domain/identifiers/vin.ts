@@ -1,11 +1,10 @@
 /**
- * Vehicle identification numbers (identifiers.md, "vin"): 17 characters from `0-9A-Z` without
- * `I`, `O`, `Q`. The position-9 check digit of 49 CFR 565 is computed and reported, not
- * required: European VINs legitimately fail it.
+ * Vehicle identification numbers (../shared/spec/identifiers.md, "vin"): 17 characters from
+ * `0-9A-Z` without `I`, `O`, `Q`. The position-9 check digit of 49 CFR 565 is computed and
+ * reported, not required: European VINs legitimately fail it.
  */
-import type { Normalised } from './kinds.ts';
+import type { Rejection } from './kinds.ts';
 
-type Rejection = Extract<Normalised, { ok: false }>;
 /** The outcome of the VIN rule. */
 export type VinResult = { ok: true; normalized: string; checkDigitValid: boolean } | Rejection;
 

@@ -207,8 +207,9 @@ function shape(code: string): string {
 }
 
 /**
- * How sure a value read from prose is (identifiers.md): a barcode's check digit held, and a
- * VIN's when it holds, so `extracted`; models, lots and a VIN failing its check digit `inferred`.
+ * How sure a value read from prose is (../shared/spec/identifiers.md): a barcode's check digit
+ * held, and a VIN's when it holds, so `extracted`; models, lots and a VIN failing its check digit
+ * `inferred`.
  */
 function confidenceOf(column: Column, value: string): Confidence {
   if (column.family === 'barcode') return 'extracted';

@@ -7,6 +7,14 @@
 
 /** A month written as a word or its abbreviation, for use inside a pattern (case-insensitive). */
 export const MONTH = String.raw`(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?`;
+/** ASCII hyphen and Unicode dashes, for use inside a character class (the hyphen escaped). */
+export const DASH = '\\-\u2010\u2011\u2012\u2013';
+/**
+ * A date inside a phrase (`Exp. 07/18`, `Best By: 1/18/2027`), for use inside a pattern: the
+ * printed forms of dates found in running text, where {@link isDateLike} judges a whole value.
+ */
+export const DATE_IN_TEXT = String.raw`(?:\d{1,2}[/.${DASH}]\d{1,2}[/.${DASH}]\d{2,4}|\d{4}[/.${DASH}]\d{1,2}(?:[/.${DASH}]\d{1,2})?|\d{1,2}[/.${DASH}]\d{2,4}|\d{8}|\d{1,2} ?${MONTH} ?\d{2,4}|${MONTH} ?\d{1,2},? \d{4}|${MONTH} ?\d{2,4})(?![A-Za-z0-9/])`;
+
 const MONTHS_IN_YEAR = 12;
 const DAY_MONTH_YEAR = new RegExp(String.raw`^\d{1,2}\s?${MONTH}\s?\d{2,4}$`, 'i');
 const MONTH_DAY_YEAR = new RegExp(String.raw`^${MONTH}\s?\d{1,2}(?:,?\s?\d{4})?$`, 'i');

@@ -68,6 +68,19 @@ function withoutParentheticals(text: string): string {
     .trim();
 }
 
+/**
+ * The values of a field dedicated to `kind` that normalise, as `exact` identifiers as printed.
+ * A placeholder or a code whose check digit fails is left out, never repaired.
+ */
+export function exactIdentifiers(kind: IdentifierKind, values: readonly string[]): Identifier[] {
+  const out: Identifier[] = [];
+  for (const value of values) {
+    const n = normaliseIdentifier(kind, value);
+    if (n.ok) out.push({ kind, value, normalized: n.normalized, confidence: 'exact' });
+  }
+  return out;
+}
+
 /** The kinds the prose extractor may return for a field of this kind. */
 function proseKinds(kind: IdentifierKind): IdentifierKind[] {
   return kind === 'batch' || kind === 'lot' ? ['batch', 'lot'] : [kind];
@@ -133,18 +146,14 @@ export function barcodeFieldIdentifiers(
   for (const item of text.split(BARCODE_SEPARATORS)) {
     const value = withoutParentheticals(item);
     if (value === '') continue;
-    const n = normaliseIdentifier(kind, value);
-    if (n.ok) {
-      found.push({ kind, value, normalized: n.normalized, confidence: 'exact' });
+    const whole = exactIdentifiers(kind, [value]);
+    if (whole.length > 0) {
+      found.push(...whole);
       continue;
     }
     const tokens = prepareValue(value).value.split(/\s+/);
-    if (tokens.length > 1 && tokens.every((t) => /^\d{8,14}$/.test(t))) {
-      for (const t of tokens) {
-        const nt = normaliseIdentifier(kind, t);
-        if (nt.ok) found.push({ kind, value: t, normalized: nt.normalized, confidence: 'exact' });
-      }
-    }
+    if (tokens.length > 1 && tokens.every((t) => /^\d{8,14}$/.test(t)))
+      found.push(...exactIdentifiers(kind, tokens));
   }
   return mergeIdentifiers(found);
 }

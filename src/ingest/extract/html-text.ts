@@ -2,96 +2,16 @@
  * Agency HTML and entity-laden text → plain text. FSIS serves its press release (`field_summary`)
  * and product list as HTML, sometimes entity-encoded as a whole (`&lt;p&gt;…`), and escapes
  * free text with entities, sometimes twice (`&amp;amp;`, `Pilgrim&#039;s`); Health Canada's dump
- * carries `&amp;`, `&nbsp;` and zero-width spaces. Written by hand: a handful of regular
- * expressions and an entity table cover what these feeds serve, without an HTML parser.
+ * carries `&amp;`, `&nbsp;` and zero-width spaces. A handful of regular expressions cover the
+ * markup these feeds serve, without an HTML parser; entities are decoded by the `entities` package.
  */
+import { decodeHTMLStrict } from 'entities';
 
-/** Named entities seen in agency text (English, Spanish and French prose, typography, symbols). */
-const NAMED_ENTITIES: Readonly<Record<string, string>> = {
-  amp: '&',
-  lt: '<',
-  gt: '>',
-  quot: '"',
-  apos: "'",
-  nbsp: '\u00a0',
-  ensp: ' ',
-  emsp: ' ',
-  thinsp: ' ',
-  shy: '\u00ad',
-  zwsp: '\u200b',
-  zwnj: '\u200c',
-  zwj: '\u200d',
-  lrm: '\u200e',
-  rlm: '\u200f',
-  ndash: '–',
-  mdash: '—',
-  lsquo: '‘',
-  rsquo: '’',
-  sbquo: '‚',
-  ldquo: '“',
-  rdquo: '”',
-  bdquo: '„',
-  laquo: '«',
-  raquo: '»',
-  hellip: '…',
-  bull: '•',
-  middot: '·',
-  copy: '©',
-  reg: '®',
-  trade: '™',
-  deg: '°',
-  frac12: '½',
-  frac14: '¼',
-  frac34: '¾',
-  times: '×',
-  divide: '÷',
-  plusmn: '±',
-  sup2: '²',
-  sup3: '³',
-  micro: 'µ',
-  para: '¶',
-  sect: '§',
-  cent: '¢',
-  pound: '£',
-  euro: '€',
-  yen: '¥',
-  iexcl: '¡',
-  iquest: '¿',
-  ordf: 'ª',
-  ordm: 'º',
-  aacute: 'á',
-  Aacute: 'Á',
-  eacute: 'é',
-  Eacute: 'É',
-  iacute: 'í',
-  Iacute: 'Í',
-  oacute: 'ó',
-  Oacute: 'Ó',
-  uacute: 'ú',
-  Uacute: 'Ú',
-  ntilde: 'ñ',
-  Ntilde: 'Ñ',
-  uuml: 'ü',
-  Uuml: 'Ü',
-  agrave: 'à',
-  Agrave: 'À',
-  egrave: 'è',
-  Egrave: 'È',
-  ugrave: 'ù',
-  acirc: 'â',
-  ecirc: 'ê',
-  Ecirc: 'Ê',
-  icirc: 'î',
-  ocirc: 'ô',
-  ucirc: 'û',
-  euml: 'ë',
-  iuml: 'ï',
-  ccedil: 'ç',
-  Ccedil: 'Ç',
-  oelig: 'œ',
-};
-
-const ENTITY = /&(#[0-9]{1,7}|#[xX][0-9a-fA-F]{1,6}|[A-Za-z][A-Za-z0-9]{1,8});/g;
+/**
+ * An entity reference. Names are matched in any case because agencies write upper-case prose
+ * (`&NBSP;`, `&Amp;`): a name unknown as written is tried in lower case.
+ */
+const ENTITY = /&(?:#[0-9]{1,7}|#[xX][0-9a-fA-F]{1,6}|[A-Za-z][A-Za-z0-9]{1,31});/g;
 /** A tag: `<` then a letter or `/letter` (so `<2 kg` stays text), up to the next `>`. */
 const TAG = /<\/?[A-Za-z][^<>]*>/g;
 /** Tags whose boundaries end a line of text. */
@@ -102,16 +22,24 @@ const ENCODED_TAG = /&lt;\/?[A-Za-z][^<>]*?&gt;/;
 /** Invisible format characters: zero-width space/joiners, word joiner, BOM, soft hyphen, marks. */
 const INVISIBLE = /[\u200b-\u200f\u2060\ufeff\u00ad]/g;
 
-function decodeOnce(text: string): string {
-  return text.replace(ENTITY, (whole, body: string) => {
-    if (body.startsWith('#')) {
-      const hex = body[1] === 'x' || body[1] === 'X';
-      const code = Number.parseInt(body.slice(hex ? 2 : 1), hex ? 16 : 10);
-      const valid = code > 0 && code <= 0x10ffff && (code < 0xd800 || code > 0xdfff);
-      return valid ? String.fromCodePoint(code) : whole;
-    }
-    return NAMED_ENTITIES[body] ?? whole;
-  });
+function decodeReference(ref: string): string {
+  if (ref[1] === '#') {
+    const hex = ref[2] === 'x' || ref[2] === 'X';
+    const code = Number.parseInt(ref.slice(hex ? 3 : 2, -1), hex ? 16 : 10);
+    // No code point (`&#0;`, a surrogate, past U+10FFFF): kept as written, not replaced by U+FFFD.
+    const valid = code > 0 && code <= 0x10ffff && (code < 0xd800 || code > 0xdfff);
+    return valid ? decodeHTMLStrict(ref) : ref;
+  }
+  const decoded = decodeHTMLStrict(ref);
+  return decoded !== ref ? decoded : decodeHTMLStrict(ref.toLowerCase());
+}
+
+/**
+ * Decodes the HTML entities of `text` once (`&amp;amp;` → `&amp;`); a reference that names no
+ * character is left as it is. Every adapter decodes entities through this function.
+ */
+export function decodeEntitiesOnce(text: string): string {
+  return text.includes('&') ? text.replace(ENTITY, decodeReference) : text;
 }
 
 /**
@@ -121,7 +49,7 @@ function decodeOnce(text: string): string {
 export function decodeEntities(text: string): string {
   let out = text;
   for (let i = 0; i < 3; i++) {
-    const next = decodeOnce(out);
+    const next = decodeEntitiesOnce(out);
     if (next === out) break;
     out = next;
   }
@@ -142,7 +70,7 @@ export function htmlToLines(html: string | null | undefined): string[] {
   if (html === null || html === undefined || html === '') return [];
   let text = html;
   // The whole document escaped once more: unescape until real tags appear.
-  for (let i = 0; i < 3 && ENCODED_TAG.test(text); i++) text = decodeOnce(text);
+  for (let i = 0; i < 3 && ENCODED_TAG.test(text); i++) text = decodeEntitiesOnce(text);
   text = text
     .replace(/<!--[\s\S]*?-->/g, '')
     .replace(/<(script|style)\b[^<>]*>[\s\S]*?<\/\1\s*>/gi, '')

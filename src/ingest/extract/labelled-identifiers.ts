@@ -1,9 +1,9 @@
 /**
- * Conservative identifier extraction from agency prose (identifiers.md, "Confidence at
- * ingestion"). A value is taken only right after a label that names it (`UPC`, `NDC`, `Lot #`,
- * `Model No.`, `UDI-DI` …) or when it is a GS1 element string (`(01)…`), possibly as a list
- * after one label ("UPC codes 6926145714029 and 6926145712902", "Lots 9280009, 9280010").
- * Every candidate goes through the shared normaliser; what it refuses is dropped.
+ * Conservative identifier extraction from agency prose (../shared/spec/identifiers.md,
+ * "Confidence at ingestion"). A value is taken only right after a label that names it (`UPC`,
+ * `NDC`, `Lot #`, `Model No.`, `UDI-DI` …) or when it is a GS1 element string (`(01)…`), possibly
+ * as a list after one label ("UPC codes 6926145714029 and 6926145712902", "Lots 9280009,
+ * 9280010"). Every candidate goes through the shared normaliser; what it refuses is dropped.
  *
  * Precision matters more than recall: a false match tells a merchant to pull a safe product.
  * So an unlabelled digit run is never taken, a barcode needs a valid check digit, dates,
@@ -14,21 +14,17 @@ import { isMoreCertain, type Confidence, type IdentifierKind } from '../../domai
 import { normaliseIdentifier } from '../../domain/identifiers/normalise.ts';
 import type { Identifier } from '../../domain/recall.ts';
 import { CodeRunReader, MIN_CODE_LENGTH, type CodeSink } from './code-runs.ts';
-import { MONTH, OPEN_BOUND_WORDS, isCodeShaped, isQuantity } from './code-shapes.ts';
+import { DASH, DATE_IN_TEXT, OPEN_BOUND_WORDS, isCodeShaped, isQuantity } from './code-shapes.ts';
 import { findLabels, type Label } from './labels.ts';
 import { tokenize } from './tokens.ts';
 
+/** What {@link extractLabelledIdentifiers} looks for. */
 export interface ExtractOptions {
   /** Extract only these kinds (default: every kind this extractor knows). */
   kinds?: readonly IdentifierKind[];
 }
 
-/** ASCII hyphen and Unicode dashes, for use inside a character class (the hyphen escaped). */
-const DASH = '\\-\u2010\u2011\u2012\u2013';
-
-// ---------------------------------------------------------------------------------------------
-// Value shapes
-// ---------------------------------------------------------------------------------------------
+// --- Value shapes --------------------------------------------------------------------------------
 
 /** Digits in groups separated by one space or one dash: `0 50428 54100 5`, `3 45802-237-01 9`. */
 const BARCODE_TOKEN = new RegExp(String.raw`\d+(?:[ \u00a0${DASH}]\d+)*`, 'y');
@@ -45,11 +41,9 @@ const UDI_TOKEN = /[^\s,;]+/y;
 /** A lot, batch or model: letters and digits, with inner `-`, `/` or `.` (`PA17-412`, `KBF/05`). */
 const CODE_TOKEN = new RegExp(String.raw`[A-Za-z0-9](?:[A-Za-z0-9]|[${DASH}/.](?=[A-Za-z0-9]))*`, 'y');
 
-const DATE = String.raw`(?:\d{1,2}[/.${DASH}]\d{1,2}[/.${DASH}]\d{2,4}|\d{4}[/.${DASH}]\d{1,2}(?:[/.${DASH}]\d{1,2})?|\d{1,2}[/.${DASH}]\d{2,4}|\d{8}|\d{1,2} ?${MONTH} ?\d{2,4}|${MONTH} ?\d{1,2},? \d{4}|${MONTH} ?\d{2,4})(?![A-Za-z0-9/])`;
-
 /** An expiry or sell-by phrase with its date, skipped inside lot lists: `Exp. 07/18`, `Best By: 1/18/2027`. */
 const EXPIRY_PHRASE = new RegExp(
-  String.raw`\s*\(?\s*(?:exp(?:\.|iry|iration|ires)?|use[ ${DASH}]?by|best[ ${DASH}]?by|best before|best if used by|sell[ ${DASH}]?by|mfg\.?|manufactured|production)(?:\s*dates?)?\s*[.:]*\s*(?:dates?\s*[.:]*\s*)?${DATE}\s*\)?`,
+  String.raw`\s*\(?\s*(?:exp(?:\.|iry|iration|ires)?|use[ ${DASH}]?by|best[ ${DASH}]?by|best before|best if used by|sell[ ${DASH}]?by|mfg\.?|manufactured|production)(?:\s*dates?)?\s*[.:]*\s*(?:dates?\s*[.:]*\s*)?${DATE_IN_TEXT}\s*\)?`,
   'iy',
 );
 /** A short parenthetical after a value: `(S)`, `(exp. 01/20/2023)`. */
@@ -128,19 +122,21 @@ function endsCleanly(text: string, end: number): boolean {
   return next === '.' && !/\d/.test(text.charAt(end + 1));
 }
 
-// ---------------------------------------------------------------------------------------------
-// Collecting results
-// ---------------------------------------------------------------------------------------------
+// --- Collecting results --------------------------------------------------------------------------
 
 class Collector implements CodeSink {
   readonly found: Identifier[] = [];
   constructor(private readonly kinds: ReadonlySet<IdentifierKind> | null) {}
 
+  private wants(kind: IdentifierKind): boolean {
+    return this.kinds === null || this.kinds.has(kind);
+  }
+
   /** Normalises and keeps a candidate; returns whether the normaliser accepted it. */
   add(kind: IdentifierKind, value: string, confidence: Confidence, minLength = 1): boolean {
     const n = normaliseIdentifier(kind, value);
     if (!n.ok || n.normalized.length < minLength) return false;
-    if (this.kinds === null || this.kinds.has(kind)) {
+    if (this.wants(kind)) {
       this.found.push({ kind, value, normalized: n.normalized, confidence });
     }
     return true;
@@ -150,10 +146,10 @@ class Collector implements CodeSink {
   addUdi(value: string): boolean {
     const n = normaliseIdentifier('udi', value);
     if (!n.ok) return false;
-    if (this.kinds === null || this.kinds.has('udi')) {
+    if (this.wants('udi')) {
       this.found.push({ kind: 'udi', value, normalized: n.normalized, confidence: 'extracted' });
     }
-    if (n.lot !== undefined && (this.kinds === null || this.kinds.has('lot'))) {
+    if (n.lot !== undefined && this.wants('lot')) {
       // The lot sits in a check-digit-verified GS1 string behind its own AI: positional, not a guess.
       const raw = /\(10\)\s?([^\s()]+)/.exec(value)?.[1] ?? n.lot;
       this.found.push({ kind: 'lot', value: raw, normalized: n.lot, confidence: 'extracted' });
@@ -162,9 +158,7 @@ class Collector implements CodeSink {
   }
 }
 
-// ---------------------------------------------------------------------------------------------
-// Per-family list readers: each starts right after a label and reads as many items as follow
-// ---------------------------------------------------------------------------------------------
+// --- Per-family list readers: each starts right after a label and reads as many items as follow ---
 
 /** After an item: a separator means another item may follow. Returns the new position or -1. */
 function nextItem(text: string, pos: number): number {
@@ -172,14 +166,24 @@ function nextItem(text: string, pos: number): number {
   return sep ? pos + sep[0].length : -1;
 }
 
+/**
+ * Reads a list from `start`: `readItem(pos, index)` reads the item at `pos` and returns where it
+ * ends, or -1 to stop; the list goes on while a separator follows an item.
+ */
+function readList(text: string, start: number, readItem: (pos: number, index: number) => number): void {
+  for (let pos = start, index = 0; pos >= 0; index++) {
+    const end = readItem(pos, index);
+    if (end < 0) return;
+    pos = nextItem(text, end);
+  }
+}
+
 function readBarcodes(text: string, start: number, kind: IdentifierKind, out: Collector): void {
-  let pos = start;
-  for (;;) {
-    const m = sticky(BARCODE_TOKEN, text, pos);
-    if (!m) return;
-    const token = m[0];
+  readList(text, start, (pos) => {
+    const token = sticky(BARCODE_TOKEN, text, pos)?.[0];
+    if (token === undefined) return -1;
     const end = pos + token.length;
-    if (!endsCleanly(text, end) || text.charAt(end) === '/') return;
+    if (!endsCleanly(text, end) || text.charAt(end) === '/') return -1;
     if (!out.add(kind, token, 'extracted')) {
       // Several complete codes separated by single spaces: take each one that validates.
       const parts = token.split(/[ \u00a0]/);
@@ -187,37 +191,29 @@ function readBarcodes(text: string, start: number, kind: IdentifierKind, out: Co
         for (const p of parts) out.add(kind, p, 'extracted');
       }
     }
-    pos = nextItem(text, end);
-    if (pos < 0) return;
-  }
+    return end;
+  });
 }
 
 function readNdcs(text: string, start: number, out: Collector): void {
-  let pos = start;
-  for (;;) {
-    const m = sticky(NDC_TOKEN, text, pos);
-    if (!m) return;
-    const token = m[0];
+  readList(text, start, (pos) => {
+    const token = sticky(NDC_TOKEN, text, pos)?.[0];
+    if (token === undefined) return -1;
     const end = pos + token.length;
-    if (!endsCleanly(text, end) || /[\d]/.test(text.charAt(end))) return;
+    if (!endsCleanly(text, end) || /[\d]/.test(text.charAt(end))) return -1;
     // A labelled hyphenated layout is unambiguous; a bare 11-digit run is read by shape only.
     out.add('ndc', token, /^\d+$/.test(token) ? 'inferred' : 'extracted');
-    pos = nextItem(text, end);
-    if (pos < 0) return;
-  }
+    return end;
+  });
 }
 
 function readUdis(text: string, start: number, out: Collector): void {
-  let pos = start;
-  for (;;) {
+  readList(text, start, (pos) => {
     const m = sticky(GS1_TOKEN, text, pos) ?? sticky(UDI_TOKEN, text, pos);
-    if (!m) return;
+    if (!m) return -1;
     const token = m[0].replace(/[.,;:]+$/, '');
-    const end = pos + token.length;
-    if (!out.addUdi(token)) return;
-    pos = nextItem(text, end);
-    if (pos < 0) return;
-  }
+    return out.addUdi(token) ? pos + token.length : -1;
+  });
 }
 
 /**
@@ -261,23 +257,21 @@ function readCodes(
   family: 'lot' | 'model',
   out: Collector,
 ): void {
-  let pos = start;
-  for (let first = true; ; first = false) {
-    if (!first) {
-      // "Lot A, Exp 07/18; B Exp 06/18": an expiry phrase between items is skipped.
-      const exp = family === 'lot' ? sticky(EXPIRY_PHRASE, text, pos) : null;
-      if (exp) {
-        pos = nextItem(text, pos + exp[0].length);
-        if (pos < 0) return;
-      }
+  readList(text, start, (at, index) => {
+    let pos = at;
+    // "Lot A, Exp 07/18; B Exp 06/18": an expiry phrase between items is skipped.
+    const between = index > 0 && family === 'lot' ? sticky(EXPIRY_PHRASE, text, pos) : null;
+    if (between) {
+      pos = nextItem(text, pos + between[0].length);
+      if (pos < 0) return -1;
     }
     const read = readCodeGroups(text, pos, family);
-    if (!read) return;
+    if (!read) return -1;
     let end = read.end;
-    if (!endsCleanly(text, end)) return;
-    if (sticky(COUNT_NOUN, text, end)) return;
+    if (!endsCleanly(text, end)) return -1;
+    if (sticky(COUNT_NOUN, text, end)) return -1;
     // "40012000 to 40098999": the two ends of a range are a family of codes, not codes.
-    if (sticky(RANGE_TO, text, end) || sticky(OPEN_BOUND, text, end)) return;
+    if (sticky(RANGE_TO, text, end) || sticky(OPEN_BOUND, text, end)) return -1;
     for (const value of read.values) out.add(kind, value, 'inferred', MIN_CODE_LENGTH);
     const paren = sticky(PARENTHETICAL, text, end);
     if (paren) end += paren[0].length;
@@ -285,14 +279,11 @@ function readCodes(
       const exp = sticky(EXPIRY_PHRASE, text, end);
       if (exp) end += exp[0].length;
     }
-    pos = nextItem(text, end);
-    if (pos < 0) return;
-  }
+    return end;
+  });
 }
 
-// ---------------------------------------------------------------------------------------------
-// Public API
-// ---------------------------------------------------------------------------------------------
+// --- Public API ----------------------------------------------------------------------------------
 
 /**
  * Extracts the identifiers that prose names with a label. Barcodes with a valid check digit,

@@ -7,7 +7,7 @@ import { createUpstreamClient } from '../../../src/ingest/http-client.ts';
 import type { FetchContext, PageFetcher, RawPage } from '../../../src/ingest/source.ts';
 import { ACCC_FEED_PATH, acccFeedUrl, auAccc } from '../../../src/ingest/sources/au-accc/index.ts';
 import { acccDate } from '../../../src/ingest/sources/au-accc/normalise.ts';
-import { htmlText, noticeFields } from '../../../src/ingest/sources/au-accc/schema.ts';
+import { htmlText, noticeFields } from '../../../src/ingest/sources/au-accc/notice-html.ts';
 import { scriptedAgency } from '../../support/scripted-agency.ts';
 
 const FIXTURE = readFileSync(new URL('../../fixtures/au-accc/feed.xml', import.meta.url));

@@ -2,7 +2,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { UpstreamError } from '../../../src/ingest/errors.ts';
 import { usFdaFood } from '../../../src/ingest/sources/us-fda-food/index.ts';
-import { openFdaDate, productTitle } from '../../../src/ingest/sources/openfda/normalise.ts';
+import { compactToIsoDate as openFdaDate } from '../../../src/domain/dates.ts';
+import { productTitle } from '../../../src/ingest/sources/openfda/normalise.ts';
 import {
   assertIdentifiersReadByHand,
   assertOpenFdaMeta,

@@ -3,14 +3,15 @@
  * fields are read from the item's HTML description by their CMS field names; every name used
  * here is an assumption recorded in the readme.
  */
-import { isCalendarDate } from '../../../domain/dates.ts';
+import { calendarDate } from '../../../domain/dates.ts';
 import { classifyHazard } from '../../../domain/hazard-rules.ts';
 import { isPlaceholder } from '../../../domain/identifiers/text-codes.ts';
 import type { RecallDraft } from '../../../domain/recall.ts';
 import { classifyRemedy } from '../../../domain/remedy-rules.ts';
 import { extractLabelledIdentifiers, mergeIdentifiers } from '../../extract/labelled-identifiers.ts';
 import { barcodeFieldIdentifiers, codeFieldIdentifiers } from '../../extract/field-codes.ts';
-import { htmlText, noticeFields, type FeedItem } from './schema.ts';
+import { htmlText, noticeFields } from './notice-html.ts';
+import type { FeedItem } from './schema.ts';
 
 /** The notice fields read, by their CMS names (`field--name-field-psa-recall-<name>`). */
 export const FIELD = {
@@ -45,11 +46,6 @@ const MONTHS: Readonly<Record<string, number>> = {
 const PRA_NUMBER = /\b(\d{4})\s*\/\s*(\d{3,6})\b/;
 const PRA_IN_TEXT = /\bPRA\s*(?:number|no\.?)?\s*[:#]?\s*(\d{4})\s*\/\s*(\d{3,6})\b/i;
 
-function day(y: number, m: number, d: number): string | null {
-  const iso = `${String(y).padStart(4, '0')}-${String(m).padStart(2, '0')}-${String(d).padStart(2, '0')}`;
-  return isCalendarDate(iso) ? iso : null;
-}
-
 /**
  * A date as the site prints it, as `YYYY-MM-DD`: an ISO date or date-time (the `datetime`
  * attribute of a `<time>`), an RSS date (`Tue, 10 Mar 2026 09:00:00 +1100`, read as the day
@@ -58,11 +54,11 @@ function day(y: number, m: number, d: number): string | null {
 export function acccDate(value: string | null | undefined): string | null {
   const v = (value ?? '').trim();
   let m = /^(\d{4})-(\d{2})-(\d{2})(?:[T ]|$)/.exec(v);
-  if (m) return day(Number(m[1]), Number(m[2]), Number(m[3]));
+  if (m) return calendarDate(Number(m[1]), Number(m[2]), Number(m[3]));
   m = /(?:^|\s|,)(\d{1,2})\s+([A-Za-z]{3,9})\.?\s+(\d{4})\b/.exec(v);
   if (m) {
     const month = MONTHS[m[2]!.slice(0, 3).toLowerCase()];
-    return month === undefined ? null : day(Number(m[3]), month, Number(m[1]));
+    return month === undefined ? null : calendarDate(Number(m[3]), month, Number(m[1]));
   }
   return null;
 }

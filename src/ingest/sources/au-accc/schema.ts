@@ -1,16 +1,13 @@
 /**
- * The Product Safety Australia recalls RSS feed as served (RSS 2.0: `<rss><channel><item>…`),
- * validated leniently at the edge: unknown elements pass, the elements we read must be text,
- * and every item needs a title and a link. Each item's `description` carries the recall
- * notice as HTML rendered by the site's CMS (Drupal), one `field--name-field-psa-recall-*`
- * block per notice field; those blocks are read here too. An item that breaks this is set aside
- * with the reason; a document that is not the feed is drift and fails here, loudly.
+ * The Product Safety Australia recalls RSS feed (RSS 2.0: `<rss><channel><item>…`), checked at
+ * the edge (validate.ts): the elements we read must be text, and every item needs a title and
+ * a link. Each item's `description` carries the recall notice as HTML (read by notice-html.ts).
  */
 import { Type, type Static } from '@sinclair/typebox';
-import { XMLParser, XMLValidator } from 'fast-xml-parser';
+import { XMLParser } from 'fast-xml-parser';
 import { formatError } from '../../errors.ts';
 import type { SetAside } from '../../source.ts';
-import { checkRecords, compileValidator, fieldOf } from '../../validate.ts';
+import { checkRecords, compileValidator, fieldOf, memberOf, parseXmlPage } from '../../validate.ts';
 
 const parser = new XMLParser({
   ignoreAttributes: true,
@@ -39,6 +36,7 @@ const Channel = Type.Object(
   { additionalProperties: true },
 );
 
+/** One feed document: its build date and its items. */
 export interface RecallFeed {
   lastBuildDate: string | null;
   items: FeedItem[];
@@ -49,23 +47,10 @@ export interface RecallFeed {
 const ChannelValidator = compileValidator(Channel);
 const FeedItemValidator = compileValidator(FeedItem);
 
-/**
- * Parses one feed document; an item that drifted is set aside with its reason. Throws
- * UpstreamError('format') when it is not well-formed XML or not RSS (`<rss><channel>`).
- */
+/** Parses one feed document (validate.ts policy); not RSS (`<rss><channel>`) is a format error. */
 export function parseRecallFeed(body: Buffer | string, url?: string): RecallFeed {
-  const xml = (typeof body === 'string' ? body : body.toString('utf8')).replace(/^\uFEFF/, '');
-  const valid = XMLValidator.validate(xml);
-  if (valid !== true) {
-    throw formatError(
-      `ACCC recalls feed is not well-formed XML: ${valid.err.msg} (line ${valid.err.line})`,
-      url,
-    );
-  }
-  const doc: unknown = parser.parse(xml);
-  const rss = doc !== null && typeof doc === 'object' ? (doc as Record<string, unknown>)['rss'] : undefined;
-  const channel =
-    rss !== null && typeof rss === 'object' ? (rss as Record<string, unknown>)['channel'] : undefined;
+  const doc = parseXmlPage(parser, body, 'ACCC recalls feed', url);
+  const channel = memberOf(memberOf(doc, 'rss'), 'channel');
   if (!ChannelValidator.check(channel)) {
     throw formatError(
       `ACCC recalls feed is not RSS (<rss><channel>): ${ChannelValidator.firstError(channel)}`,
@@ -77,80 +62,4 @@ export function parseRecallFeed(body: Buffer | string, url?: string): RecallFeed
     idOf: fieldOf('link'),
   });
   return { lastBuildDate: channel.lastBuildDate?.trim() || null, items: records, setAside };
-}
-
-// --- the notice HTML ----------------------------------------------------------------------------
-
-const ENTITIES: Readonly<Record<string, string>> = {
-  amp: '&',
-  lt: '<',
-  gt: '>',
-  quot: '"',
-  apos: "'",
-  nbsp: ' ',
-  ndash: '–',
-  mdash: '—',
-  rsquo: '’',
-  lsquo: '‘',
-  rdquo: '”',
-  ldquo: '“',
-  hellip: '…',
-};
-
-function decodeEntities(text: string): string {
-  return text.replace(/&(#x[0-9a-f]+|#\d+|[a-z]+);/gi, (whole, ref: string) => {
-    if (ref[0] === '#') {
-      const code = ref[1] === 'x' || ref[1] === 'X' ? parseInt(ref.slice(2), 16) : parseInt(ref.slice(1), 10);
-      return Number.isFinite(code) && code > 0 && code <= 0x10ffff ? String.fromCodePoint(code) : whole;
-    }
-    return ENTITIES[ref.toLowerCase()] ?? whole;
-  });
-}
-
-/** Visible text of an HTML fragment: block ends and `<br>` become line breaks, runs of spaces one space. */
-export function htmlText(html: string): string {
-  const text = html
-    .replace(/<(script|style)\b[\s\S]*?<\/\1>/gi, ' ')
-    .replace(/<br\s*\/?>|<\/(?:p|li|div|h[1-6]|tr)>/gi, '\n')
-    .replace(/<[^>]*>/g, ' ');
-  return decodeEntities(text)
-    .split('\n')
-    .map((line) => line.replace(/\s+/g, ' ').trim())
-    .filter((line) => line !== '')
-    .join('\n');
-}
-
-/** The whole `<div …>…</div>` element that opens at `open`, walking nested divs. */
-function elementAt(html: string, open: number): string {
-  const tag = /<div\b[^>]*>|<\/div\s*>/gi;
-  tag.lastIndex = open;
-  let depth = 0;
-  for (let m = tag.exec(html); m !== null; m = tag.exec(html)) {
-    depth += m[0][1] === '/' ? -1 : 1;
-    if (depth === 0) return html.slice(open, m.index + m[0].length);
-  }
-  return html.slice(open);
-}
-
-/**
- * The notice's fields, by name (`pra-number`, `hazards`, `consumer-action` …): for each
- * `field--name-field-psa-recall-<name>` block, the raw HTML of its values (`field__item`
- * blocks; the block itself without its label when it has none).
- */
-export function noticeFields(html: string): Map<string, string[]> {
-  const fields = new Map<string, string[]>();
-  const start = /<div\b[^>]*\bclass="[^"]*\bfield--name-field-psa-recall-([a-z0-9-]+)[^"]*"[^>]*>/gi;
-  for (const m of html.matchAll(start)) {
-    const name = m[1]!.toLowerCase();
-    if (fields.has(name)) continue;
-    const block = elementAt(html, m.index ?? 0).replace(
-      /<(h[1-6]|div)\b[^>]*\bclass="[^"]*\bfield__label\b[^"]*"[^>]*>[\s\S]*?<\/\1>/i,
-      '',
-    );
-    const items: string[] = [];
-    const item = /<div\b[^>]*\bclass="[^"]*\bfield__item\b[^"]*"[^>]*>/gi;
-    for (const im of block.matchAll(item)) items.push(elementAt(block, im.index ?? 0));
-    fields.set(name, items.length > 0 ? items : [block]);
-  }
-  return fields;
 }

@@ -1,39 +1,39 @@
 /**
- * Health Canada's Recalls and Safety Alerts open-data dump (English, `HCRSAMOpenData.json`) as
- * served: one bare JSON array of rows, validated leniently at the edge. Unknown columns pass
- * (some tooling also reads `Main issue`, `Secondary issue`, `Bacteria subtype`), known columns
- * must be text or null, and every row needs its `NID`. A row that does not is set aside with
- * the reason; a body that is not an array of rows is drift and fails here, loudly.
+ * Health Canada's Recalls and Safety Alerts open-data dump (English, `HCRSAMOpenData.json`):
+ * one bare JSON array of rows, checked at the edge (validate.ts). Known columns must be text or
+ * null (the dump writes `null` for missing values; tooling also reads unlisted columns such as
+ * `Main issue`, `Bacteria subtype`), and every row needs its `NID`.
  */
 import { Type, type Static } from '@sinclair/typebox';
-import { formatError } from '../../errors.ts';
-import { checkRecords, compileValidator, fieldOf, type CheckedRecords } from '../../validate.ts';
-
-/** A text column: the dump writes `null` for missing values (`Product`, `Last updated` …). */
-const Text = Type.Optional(Type.Union([Type.String(), Type.Null()]));
+import {
+  checkRecords,
+  compileValidator,
+  fieldOf,
+  jsonPageReader,
+  type CheckedRecords,
+  OptionalText,
+} from '../../validate.ts';
 
 /** One row of the English dump; the column names are Health Canada's, spaces included. */
 export const HcRow = Type.Object(
   {
     NID: Type.Union([Type.String(), Type.Integer({ minimum: 0 })]),
-    Title: Text,
-    URL: Text,
-    Organization: Text,
-    Product: Text,
-    Issue: Text,
-    'What you should do': Text,
-    Category: Text,
-    'Recall class': Text,
-    'Last updated': Text,
+    Title: OptionalText,
+    URL: OptionalText,
+    Organization: OptionalText,
+    Product: OptionalText,
+    Issue: OptionalText,
+    'What you should do': OptionalText,
+    Category: OptionalText,
+    'Recall class': OptionalText,
+    'Last updated': OptionalText,
     Archived: Type.Optional(Type.Union([Type.String(), Type.Integer(), Type.Boolean(), Type.Null()])),
   },
   { additionalProperties: true },
 );
 export type HcRow = Static<typeof HcRow>;
 
-const PageShape = Type.Array(Type.Unknown());
-
-const PageShapeValidator = compileValidator(PageShape);
+const readDump = jsonPageReader(Type.Array(Type.Unknown()), 'Health Canada dump', 'a bare JSON array');
 const HcRowValidator = compileValidator(HcRow);
 
 /** The row's id: `NID` as text, without padding or invisible characters. */
@@ -43,26 +43,9 @@ export function hcRecordId(row: HcRow): string {
     .trim();
 }
 
-/**
- * Parses and validates the dump; a row that drifted is set aside with its reason. Throws
- * UpstreamError('format') when the body is not JSON (a leading byte-order mark is allowed) or
- * not an array.
- */
+/** Parses and checks the dump (validate.ts policy); a row with an empty `NID` is set aside. */
 export function parseHcDump(body: Buffer | string, url?: string): CheckedRecords<HcRow> {
-  let json: unknown;
-  try {
-    const text = typeof body === 'string' ? body : body.toString('utf8');
-    json = JSON.parse(text.replace(/^\ufeff/, ''));
-  } catch (cause) {
-    throw formatError(`Health Canada dump is not JSON: ${(cause as Error).message}`, url);
-  }
-  if (!PageShapeValidator.check(json)) {
-    throw formatError(
-      `Health Canada dump is not a bare JSON array: ${PageShapeValidator.firstError(json)}`,
-      url,
-    );
-  }
-  return checkRecords(json, HcRowValidator, {
+  return checkRecords(readDump(body, url), HcRowValidator, {
     place: (i) => `[${i}]`,
     idOf: fieldOf('NID'),
     refuse: (row) => (hcRecordId(row) === '' ? 'empty NID' : null),

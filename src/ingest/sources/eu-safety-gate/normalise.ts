@@ -6,10 +6,11 @@ import { countryCode } from '../../../domain/countries.ts';
 import { HAZARD_RULES, classifyHazard } from '../../../domain/hazard-rules.ts';
 import { isPlaceholder } from '../../../domain/identifiers/text-codes.ts';
 import type { RecallDraft } from '../../../domain/recall.ts';
-import { classifyRemedy } from '../../../domain/remedy-rules.ts';
+import { classifyRemedy, isConcreteRemedy } from '../../../domain/remedy-rules.ts';
 import type { HazardCategory, Remedy, Severity } from '../../../domain/taxonomy.ts';
 import { extractLabelledIdentifiers, mergeIdentifiers } from '../../extract/labelled-identifiers.ts';
 import { barcodeFieldIdentifiers, codeFieldIdentifiers } from '../../extract/field-codes.ts';
+import { clipAtWord } from '../../extract/titles.ts';
 import type { Notification } from './schema.ts';
 
 const TITLE_MAX = 120;
@@ -72,7 +73,6 @@ const RECALL_FROM_END_USERS =
   /\brecall\w*\s+(?:of\s+(?:the\s+)?products?\s+)?from\s+(?:the\s+)?end[- ]?users?\b/i;
 
 /** A concrete remedy named by the shared rule table (not `other`/`unknown`). */
-const CONCRETE: ReadonlySet<Remedy> = new Set(['repair', 'replace', 'refund', 'dispose', 'stop_use']);
 
 function text(value: string | string[] | undefined): string | null {
   if (value === undefined) return null;
@@ -106,6 +106,7 @@ export function safetyGateHazard(riskType: string | null, danger: string | null)
   return types.length > 0 || danger !== null ? 'other' : null;
 }
 
+/** Severity from the notification's risk level (`Serious risk` → `serious` …); `unknown` for any other. */
 export function safetyGateSeverity(level: string | null): Severity {
   return SEVERITY_BY_LEVEL[(level ?? '').trim().toLowerCase().replace(/\s+/g, ' ')] ?? 'unknown';
 }
@@ -120,7 +121,7 @@ export function safetyGateSeverity(level: string | null): Severity {
  */
 export function safetyGateRemedy(measures: string | null, category: string | null): Remedy {
   const classified = classifyRemedy(measures);
-  if (CONCRETE.has(classified)) return classified;
+  if (isConcreteRemedy(classified)) return classified;
   if (measures === null) return 'unknown';
   if (RECALL_FROM_END_USERS.test(measures) && !/\bmotor vehicles?\b/i.test(category ?? '')) return 'stop_use';
   return 'other';
@@ -132,10 +133,7 @@ function realBrand(brand: string | null): string | null {
 }
 
 function cap(title: string): string {
-  if (title.length <= TITLE_MAX) return title;
-  const room = title.slice(0, TITLE_MAX + 1);
-  const space = room.lastIndexOf(' ');
-  return (space > 0 ? room.slice(0, space) : title.slice(0, TITLE_MAX)).replace(/[\s,;:.-]+$/, '');
+  return title.length <= TITLE_MAX ? title : clipAtWord(title, TITLE_MAX).replace(/[\s,;:.-]+$/, '');
 }
 
 /** "Brand Name" (the brand prefixed unless the name already carries it), else the product type. */

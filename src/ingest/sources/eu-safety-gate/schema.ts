@@ -1,16 +1,15 @@
 /**
- * The two Safety Gate XML documents as served, validated leniently at the edge: the weekly
- * report list (`<Safety-Gate><weeklyReport>…`) and one weekly report (`<Safety-Gate>
- * <report_date>…<notifications>…`). Unknown elements pass; the elements we read must be text;
- * every notification needs a case number and every report a publication date. A notification
- * that breaks this is set aside with the reason; anything else is drift and fails here,
- * loudly, as a format error.
+ * The two Safety Gate XML documents, checked at the edge (validate.ts): the weekly report list
+ * (`<Safety-Gate><weeklyReport>…`) and one weekly report (`<Safety-Gate><report_date>…
+ * <notifications>…`). The elements we read must be text; every notification needs a case number
+ * and every listed report a publication date.
  */
 import { Type, type Static } from '@sinclair/typebox';
-import { XMLParser, XMLValidator } from 'fast-xml-parser';
+import { XMLParser } from 'fast-xml-parser';
+import { calendarDate } from '../../../domain/dates.ts';
 import { formatError } from '../../errors.ts';
 import type { SetAside } from '../../source.ts';
-import { checkRecords, compileValidator, fieldOf } from '../../validate.ts';
+import { checkRecords, compileValidator, fieldOf, memberOf, parseXmlPage } from '../../validate.ts';
 
 /** Elements that may repeat; read as arrays even when there is one. */
 const REPEATED = new Set(['weeklyReport', 'notifications', 'picture']);
@@ -88,6 +87,7 @@ export interface WeeklyReportRef {
   url: string;
 }
 
+/** One weekly report: its date and its notifications. */
 export interface WeeklyReport {
   /** YYYY-MM-DD. */
   reportDate: string;
@@ -118,9 +118,7 @@ export function safetyGateDate(value: string): string | null {
     if (!m) return null;
     [y, mo, d] = [Number(m[1]), Number(m[2]), Number(m[3])];
   }
-  const date = new Date(Date.UTC(y, mo - 1, d));
-  if (date.getUTCFullYear() !== y || date.getUTCMonth() !== mo - 1 || date.getUTCDate() !== d) return null;
-  return date.toISOString().slice(0, 10);
+  return calendarDate(y, mo, d);
 }
 
 /** The report id in a listed detail address, e.g. `…/weeklyReport/detail/xml/10000325?language=en`. */
@@ -129,17 +127,7 @@ export function reportIdFromUrl(url: string): string | null {
 }
 
 function parseXml(body: Buffer | string, url: string | undefined): Record<string, unknown> {
-  const xml = (typeof body === 'string' ? body : body.toString('utf8')).replace(/^\uFEFF/, '');
-  const valid = XMLValidator.validate(xml);
-  if (valid !== true) {
-    throw formatError(
-      `Safety Gate page is not well-formed XML: ${valid.err.msg} (line ${valid.err.line})`,
-      url,
-    );
-  }
-  const doc: unknown = parser.parse(xml);
-  const root =
-    doc !== null && typeof doc === 'object' ? (doc as Record<string, unknown>)['Safety-Gate'] : undefined;
+  const root = memberOf(parseXmlPage(parser, body, 'Safety Gate page', url), 'Safety-Gate');
   if (root === null || typeof root !== 'object' || Array.isArray(root)) {
     throw formatError('Safety Gate page has no <Safety-Gate> root element', url);
   }

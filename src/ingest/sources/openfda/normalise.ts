@@ -2,12 +2,13 @@
  * One openFDA enforcement record → one RecallDraft. Shared by the food, drug and device feeds,
  * which serve the same record shape. Pure: no I/O, no clock.
  */
+import { compactToIsoDate } from '../../../domain/dates.ts';
 import { classifyHazard } from '../../../domain/hazard-rules.ts';
-import type { IdentifierKind } from '../../../domain/identifiers/kinds.ts';
-import { normaliseIdentifier } from '../../../domain/identifiers/normalise.ts';
 import type { Identifier, RecallDraft } from '../../../domain/recall.ts';
 import type { Severity } from '../../../domain/taxonomy.ts';
+import { exactIdentifiers } from '../../extract/field-codes.ts';
 import { extractLabelledIdentifiers, mergeIdentifiers } from '../../extract/labelled-identifiers.ts';
+import { clipAtWord } from '../../extract/titles.ts';
 import type { OpenFdaRecord } from './schema.ts';
 
 /** The three openFDA enforcement endpoints (`/food/enforcement.json` …). */
@@ -83,26 +84,12 @@ export function productTitle(description: string | null | undefined): string | n
       break;
     }
   }
-  let title = d.slice(0, cut).replace(/\s+/g, ' ').trim();
-  if (title.length > TITLE_MAX) {
-    const room = title.slice(0, TITLE_MAX + 1);
-    const space = room.lastIndexOf(' ');
-    title = space > 0 ? room.slice(0, space) : title.slice(0, TITLE_MAX);
-  }
-  title = title.replace(/[\s,;:.\-\u2013\u2014]+$/, '');
+  const clipped = clipAtWord(d.slice(0, cut).replace(/\s+/g, ' ').trim(), TITLE_MAX);
+  const title = clipped.replace(/[\s,;:.\-\u2013\u2014]+$/, '');
   return title === '' ? null : title;
 }
 
-/** `YYYYMMDD` → `YYYY-MM-DD`; null when absent or not a real calendar date. */
-export function openFdaDate(value: string | null | undefined): string | null {
-  const m = /^(\d{4})(\d{2})(\d{2})$/.exec((value ?? '').trim());
-  if (!m) return null;
-  const [y, mo, d] = [Number(m[1]), Number(m[2]), Number(m[3])];
-  const date = new Date(Date.UTC(y, mo - 1, d));
-  const real = date.getUTCFullYear() === y && date.getUTCMonth() === mo - 1 && date.getUTCDate() === d;
-  return real ? `${m[1]}-${m[2]}-${m[3]}` : null;
-}
-
+/** Severity from the FDA class (`Class I` → `serious` …); `unknown` when not a class. */
 export function openFdaSeverity(classification: string | null | undefined): Severity {
   return SEVERITY_BY_CLASS[(classification ?? '').trim().toLowerCase()] ?? 'unknown';
 }
@@ -112,22 +99,13 @@ export function openFdaRecordUrl(productPath: OpenFdaProductPath, recallNumber: 
   return `https://api.fda.gov/${productPath}/enforcement.json?search=recall_number:%22${encodeURIComponent(recallNumber)}%22`;
 }
 
-/** Adds the values of one dedicated field that normalise, as `exact` identifiers of `kind`. */
-function takeDedicated(out: Identifier[], kind: IdentifierKind, values: readonly string[] | undefined): void {
-  for (const value of values ?? []) {
-    const n = normaliseIdentifier(kind, value);
-    // A dedicated field with a bad check digit is kept out of the index, not repaired.
-    if (n.ok) out.push({ kind, value, normalized: n.normalized, confidence: 'exact' });
-  }
-}
-
 /** Identifiers from the harmonised `openfda` arrays: dedicated fields, so `exact`. */
 function dedicatedIdentifiers(record: OpenFdaRecord): Identifier[] {
-  const out: Identifier[] = [];
-  takeDedicated(out, 'upc', record.openfda?.upc);
-  takeDedicated(out, 'ndc', record.openfda?.package_ndc);
-  takeDedicated(out, 'ndc', record.openfda?.product_ndc);
-  return out;
+  return [
+    ...exactIdentifiers('upc', record.openfda?.upc ?? []),
+    ...exactIdentifiers('ndc', record.openfda?.package_ndc ?? []),
+    ...exactIdentifiers('ndc', record.openfda?.product_ndc ?? []),
+  ];
 }
 
 /** Maps one openFDA enforcement record to a recall draft. */
@@ -156,8 +134,8 @@ export function normaliseOpenFdaRecord(record: OpenFdaRecord, productPath: OpenF
     source_classification: text(record.classification),
     // openFDA enforcement reports carry no remedy field; the action is not guessed.
     remedy: 'unknown',
-    recall_date: openFdaDate(record.recall_initiation_date),
-    published_date: openFdaDate(record.report_date),
+    recall_date: compactToIsoDate(record.recall_initiation_date),
+    published_date: compactToIsoDate(record.report_date),
     countries: ['US'],
     url: openFdaRecordUrl(productPath, record.recall_number),
     identifiers: mergeIdentifiers(dedicatedIdentifiers(record), ...prose),

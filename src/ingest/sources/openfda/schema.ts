@@ -1,15 +1,12 @@
 /**
- * The openFDA enforcement page as served (`{meta, results}`), validated leniently at the edge:
- * unknown fields pass, known fields must have the type openFDA documents, and every record
- * needs a recall number. Anything else is drift and fails here, loudly, as a format error.
+ * The openFDA enforcement page (`{meta, results}`), checked at the edge (validate.ts): known
+ * fields must have the type openFDA documents (an empty field is omitted on some records, `""`
+ * on others), and every record needs a recall number.
  */
 import { Type, type Static } from '@sinclair/typebox';
-import { formatError } from '../../errors.ts';
 import type { SetAside } from '../../source.ts';
-import { checkRecords, compileValidator, fieldOf } from '../../validate.ts';
+import { checkRecords, compileValidator, fieldOf, jsonPageReader, OptionalText } from '../../validate.ts';
 
-/** A text field: openFDA omits empty fields on some records and sends "" on others. */
-const Text = Type.Optional(Type.Union([Type.String(), Type.Null()]));
 const TextList = Type.Optional(Type.Array(Type.String()));
 
 /** The harmonised `openfda` block: usually `{}` for food and devices, arrays of strings for drugs. */
@@ -29,23 +26,23 @@ export const OpenFdaBlock = Type.Object(
 export const OpenFdaRecord = Type.Object(
   {
     recall_number: Type.String({ minLength: 1 }),
-    event_id: Text,
-    status: Text,
-    classification: Text,
-    product_type: Text,
-    recalling_firm: Text,
-    product_description: Text,
-    product_quantity: Text,
-    reason_for_recall: Text,
-    code_info: Text,
-    more_code_info: Text,
-    distribution_pattern: Text,
-    recall_initiation_date: Text,
-    center_classification_date: Text,
-    report_date: Text,
-    termination_date: Text,
-    voluntary_mandated: Text,
-    initial_firm_notification: Text,
+    event_id: OptionalText,
+    status: OptionalText,
+    classification: OptionalText,
+    product_type: OptionalText,
+    recalling_firm: OptionalText,
+    product_description: OptionalText,
+    product_quantity: OptionalText,
+    reason_for_recall: OptionalText,
+    code_info: OptionalText,
+    more_code_info: OptionalText,
+    distribution_pattern: OptionalText,
+    recall_initiation_date: OptionalText,
+    center_classification_date: OptionalText,
+    report_date: OptionalText,
+    termination_date: OptionalText,
+    voluntary_mandated: OptionalText,
+    initial_firm_notification: OptionalText,
     openfda: Type.Optional(OpenFdaBlock),
   },
   { additionalProperties: true },
@@ -69,11 +66,13 @@ export const OpenFdaMeta = Type.Object(
   { additionalProperties: true },
 );
 
-const PageShape = Type.Object(
-  { meta: OpenFdaMeta, results: Type.Array(Type.Unknown()) },
-  { additionalProperties: true },
+const readPage = jsonPageReader(
+  Type.Object({ meta: OpenFdaMeta, results: Type.Array(Type.Unknown()) }, { additionalProperties: true }),
+  'openFDA page',
+  '{meta, results[]}',
 );
 
+/** One openFDA page: its meta block and its records. */
 export interface OpenFdaPage {
   meta: Static<typeof OpenFdaMeta>;
   results: OpenFdaRecord[];
@@ -81,24 +80,11 @@ export interface OpenFdaPage {
   setAside: SetAside[];
 }
 
-const PageShapeValidator = compileValidator(PageShape);
 const OpenFdaRecordValidator = compileValidator(OpenFdaRecord);
 
-/**
- * Parses and validates one openFDA page; a record that drifted is set aside with its reason.
- * Throws UpstreamError('format') naming the first offending place when the body is not JSON
- * or not `{meta, results[]}`.
- */
+/** Parses and checks one openFDA page (validate.ts policy). */
 export function parseOpenFdaPage(body: Buffer | string, url?: string): OpenFdaPage {
-  let json: unknown;
-  try {
-    json = JSON.parse(typeof body === 'string' ? body : body.toString('utf8'));
-  } catch (cause) {
-    throw formatError(`openFDA page is not JSON: ${(cause as Error).message}`, url);
-  }
-  if (!PageShapeValidator.check(json)) {
-    throw formatError(`openFDA page is not {meta, results[]}: ${PageShapeValidator.firstError(json)}`, url);
-  }
+  const json = readPage(body, url);
   const { records, setAside } = checkRecords(json.results, OpenFdaRecordValidator, {
     place: (i) => `results[${i}]`,
     idOf: fieldOf('recall_number'),

@@ -5,7 +5,7 @@
 import { isCalendarDate } from '../../../domain/dates.ts';
 import { classifyHazard } from '../../../domain/hazard-rules.ts';
 import type { Identifier, RecallDraft } from '../../../domain/recall.ts';
-import { classifyRemedy } from '../../../domain/remedy-rules.ts';
+import { classifyRemedy, isConcreteRemedy } from '../../../domain/remedy-rules.ts';
 import type { HazardCategory, Remedy, Severity } from '../../../domain/taxonomy.ts';
 import { extractLabelledIdentifiers, mergeIdentifiers } from '../../extract/labelled-identifiers.ts';
 import { codeFieldIdentifiers } from '../../extract/field-codes.ts';
@@ -28,8 +28,6 @@ export const SEVERITY_BY_TYPE: Readonly<Record<FsaAlertType, Severity>> = {
   PRIN: 'medium',
   AA: 'medium',
 };
-
-const CONCRETE: ReadonlySet<Remedy> = new Set(['repair', 'replace', 'refund', 'dispose', 'stop_use']);
 
 function text(value: string | null | undefined): string | null {
   const t = (value ?? '').trim();
@@ -68,9 +66,9 @@ export function fsaDate(value: string | null | undefined): string | null {
  */
 export function fsaRemedy(consumerAdvice: string | null, actionTaken: string | null): Remedy {
   const advice = classifyRemedy(consumerAdvice);
-  if (CONCRETE.has(advice)) return advice;
+  if (isConcreteRemedy(advice)) return advice;
   const action = classifyRemedy(actionTaken);
-  if (CONCRETE.has(action)) return action;
+  if (isConcreteRemedy(action)) return action;
   return advice === 'unknown' ? action : advice;
 }
 

@@ -1,16 +1,12 @@
 /**
- * A page of the FSA Food Alerts API as served (`{meta, items[]}` for the list and for one
- * alert alike), validated leniently at the edge: unknown properties pass, the properties we
- * read must have a shape we know, and every alert needs its notation. The API is linked data
+ * A page of the FSA Food Alerts API (`{meta, items[]}` for the list and for one alert alike),
+ * checked at the edge (validate.ts); every alert needs its notation. The API is linked data
  * rendered as JSON, so a property with one value may come as that value or as a one-element
- * array, and a coded value as a string or as `{"@id", "label"}`; both are accepted. An alert
- * that breaks this is set aside with the reason; a page that is not `{items[]}` is drift and
- * fails here, loudly, as a format error.
+ * array, and a coded value as a string or as `{"@id", "label"}`; both are accepted.
  */
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
-import { formatError } from '../../errors.ts';
 import type { SetAside } from '../../source.ts';
-import { checkRecords, compileValidator, fieldOf } from '../../validate.ts';
+import { checkRecords, compileValidator, fieldOf, jsonPageReader, OptionalText } from '../../validate.ts';
 
 /** A value that may be given once or as a list. */
 const OneOrMany = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Array(schema)]);
@@ -39,7 +35,6 @@ export const Labelled = Type.Union([
 ]);
 export type Labelled = Static<typeof Labelled>;
 
-const Text = Type.Optional(Type.Union([Type.String(), Type.Null()]));
 const LabelledField = Type.Optional(Type.Union([OneOrMany(Labelled), Type.Null()]));
 const Codes = Type.Optional(Type.Union([OneOrMany(Type.String()), Type.Null()]));
 
@@ -47,12 +42,12 @@ export const BatchDescription = Type.Object(
   {
     batchCode: Codes,
     lotNumber: Codes,
-    batchTextDescription: Text,
+    batchTextDescription: OptionalText,
     // Dates, never identifiers: read by no one, typed so that drift still shows.
-    bestBeforeDescription: Text,
-    bestBeforeDate: Text,
-    useByDescription: Text,
-    useByDate: Text,
+    bestBeforeDescription: OptionalText,
+    bestBeforeDate: OptionalText,
+    useByDescription: OptionalText,
+    useByDate: OptionalText,
   },
   { additionalProperties: true },
 );
@@ -60,8 +55,8 @@ export type BatchDescription = Static<typeof BatchDescription>;
 
 export const ProductDetails = Type.Object(
   {
-    productName: Text,
-    packSizeDescription: Text,
+    productName: OptionalText,
+    packSizeDescription: OptionalText,
     productCode: Type.Optional(Type.Unknown()),
     batchDescription: Type.Optional(Type.Union([OneOrMany(BatchDescription), Type.String(), Type.Null()])),
   },
@@ -71,7 +66,7 @@ export type ProductDetails = Static<typeof ProductDetails>;
 
 export const Problem = Type.Object(
   {
-    riskStatement: Text,
+    riskStatement: OptionalText,
     allergen: LabelledField,
     hazardCategory: LabelledField,
     pathogenRisk: LabelledField,
@@ -85,15 +80,15 @@ export type Problem = Static<typeof Problem>;
 export const FoodAlert = Type.Object(
   {
     notation: Type.String({ minLength: 1 }),
-    '@id': Text,
-    title: Text,
-    shortTitle: Text,
-    description: Text,
-    created: Text,
-    modified: Text,
+    '@id': OptionalText,
+    title: OptionalText,
+    shortTitle: OptionalText,
+    description: OptionalText,
+    created: OptionalText,
+    modified: OptionalText,
     type: Type.Optional(OneOrMany(Type.String())),
     status: LabelledField,
-    alertURL: Text,
+    alertURL: OptionalText,
     country: LabelledField,
     problem: Type.Optional(Type.Union([OneOrMany(Problem), Type.Null()])),
     productDetails: Type.Optional(Type.Union([OneOrMany(ProductDetails), Type.Null()])),
@@ -104,36 +99,30 @@ export const FoodAlert = Type.Object(
 );
 export type FoodAlert = Static<typeof FoodAlert>;
 
-const PageShape = Type.Object(
-  { meta: Type.Optional(Type.Object({}, { additionalProperties: true })), items: Type.Array(Type.Unknown()) },
-  { additionalProperties: true },
+const readPage = jsonPageReader(
+  Type.Object(
+    {
+      meta: Type.Optional(Type.Object({}, { additionalProperties: true })),
+      items: Type.Array(Type.Unknown()),
+    },
+    { additionalProperties: true },
+  ),
+  'FSA food alerts page',
+  '{items[]}',
 );
 
+/** One page of the Food Alerts API: its alerts. */
 export interface FoodAlertPage {
   items: FoodAlert[];
   /** Alerts that drifted, set aside with the reason. */
   setAside: SetAside[];
 }
 
-const PageShapeValidator = compileValidator(PageShape);
 const FoodAlertValidator = compileValidator(FoodAlert);
 
-/**
- * Parses and validates one page of the Food Alerts API; an alert that drifted is set aside
- * with its reason. Throws UpstreamError('format') naming the first offending place when the
- * body is not JSON or not `{items[]}`.
- */
+/** Parses and checks one page of the Food Alerts API (validate.ts policy). */
 export function parseFoodAlertPage(body: Buffer | string, url?: string): FoodAlertPage {
-  let json: unknown;
-  try {
-    json = JSON.parse(typeof body === 'string' ? body : body.toString('utf8'));
-  } catch (cause) {
-    throw formatError(`FSA food alerts page is not JSON: ${(cause as Error).message}`, url);
-  }
-  if (!PageShapeValidator.check(json)) {
-    throw formatError(`FSA food alerts page is not {items[]}: ${PageShapeValidator.firstError(json)}`, url);
-  }
-  const { records, setAside } = checkRecords(json.items, FoodAlertValidator, {
+  const { records, setAside } = checkRecords(readPage(body, url).items, FoodAlertValidator, {
     place: (i) => `items[${i}]`,
     idOf: fieldOf('notation'),
   });

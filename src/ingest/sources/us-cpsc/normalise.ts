@@ -9,10 +9,10 @@ import { maskEmails } from '../../../domain/personal-data.ts';
 import { classifyHazard } from '../../../domain/hazard-rules.ts';
 import { isCalendarDate } from '../../../domain/dates.ts';
 import type { IdentifierKind } from '../../../domain/identifiers/kinds.ts';
-import { normaliseIdentifier } from '../../../domain/identifiers/normalise.ts';
 import type { Identifier, RecallDraft } from '../../../domain/recall.ts';
-import { classifyRemedy } from '../../../domain/remedy-rules.ts';
+import { classifyRemedy, firstConcreteRemedy } from '../../../domain/remedy-rules.ts';
 import type { Remedy } from '../../../domain/taxonomy.ts';
+import { exactIdentifiers } from '../../extract/field-codes.ts';
 import {
   extractLabelledIdentifiers,
   mergeIdentifiers,
@@ -32,9 +32,6 @@ const REMEDY_BY_OPTION: Readonly<Record<string, Remedy>> = {
   'new instructions': 'other',
   inspect: 'other',
 };
-
-/** When a recall offers several remedies, the first of these wins (the order of REMEDY_RULES). */
-const REMEDY_PRECEDENCE: readonly Remedy[] = ['repair', 'replace', 'refund', 'dispose', 'stop_use', 'other'];
 
 function text(value: string | null | undefined): string | null {
   const t = (value ?? '').trim();
@@ -84,23 +81,16 @@ export function cpscRemedy(options: readonly string[], remedyProse: readonly str
     if (remedy === undefined) unknown.push(option);
     else mapped.push(remedy);
   }
-  if (mapped.length > 0) {
-    return REMEDY_PRECEDENCE.find((r) => mapped.includes(r)) ?? 'other';
-  }
+  if (mapped.length > 0) return firstConcreteRemedy(mapped);
   return classifyRemedy([...unknown, ...remedyProse]);
 }
 
 /** Values of a dedicated field, which may list several codes separated by `,` or `;`. */
 function dedicated(kind: IdentifierKind, values: readonly string[]): Identifier[] {
-  const out: Identifier[] = [];
-  for (const value of values.flatMap((v) => v.split(/[,;]/))) {
-    const v = value.trim();
-    if (v === '') continue;
-    const n = normaliseIdentifier(kind, v);
-    // A placeholder (`N/A`) or a code with a bad check digit is kept out of the index, not repaired.
-    if (n.ok) out.push({ kind, value: v, normalized: n.normalized, confidence: 'exact' });
-  }
-  return out;
+  return exactIdentifiers(
+    kind,
+    values.flatMap((v) => v.split(/[,;]/)).map((v) => v.trim()),
+  );
 }
 
 /**

@@ -1,17 +1,19 @@
 /**
- * The CPSC Recall Retrieval answer as served: a bare JSON array of recall records, validated
- * leniently at the edge. Unknown fields pass; every field is optional except `RecallID`
- * (CPSC sends `""` or `[]` for empty fields, and mirrors may drop them); the fields the adapter
- * reads must have the type CPSC documents. A record that does not is set aside with the place
- * and the reason; a page that is not an array of records is drift and fails here, loudly. CPSC reports its own errors as HTTP 200 with one record
+ * The CPSC Recall Retrieval answer: a bare JSON array of recall records, checked at the edge
+ * (validate.ts). Every field is optional except `RecallID` (CPSC sends `""` or `[]` for empty
+ * fields, and mirrors may drop them). CPSC reports its own errors as HTTP 200 with one record
  * `RecallID: 0`, `Title: "Error retrieving Recalls: …"`: that is a format error too.
  */
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import { formatError } from '../../errors.ts';
-import { checkRecords, compileValidator, fieldOf, type CheckedRecords } from '../../validate.ts';
-
-/** A text field: `""` when empty, absent in mirrors that strip empty fields. */
-const Text = Type.Optional(Type.Union([Type.String(), Type.Null()]));
+import {
+  checkRecords,
+  compileValidator,
+  fieldOf,
+  jsonPageReader,
+  type CheckedRecords,
+  OptionalText,
+} from '../../validate.ts';
 
 /** A list of objects; only the members the adapter reads are typed, the rest pass. */
 function List<T extends Record<string, TSchema>>(members: T) {
@@ -24,29 +26,32 @@ function List<T extends Record<string, TSchema>>(members: T) {
 export const CpscRecord = Type.Object(
   {
     RecallID: Type.Integer({ minimum: 0 }),
-    RecallNumber: Text,
-    RecallDate: Text,
-    LastPublishDate: Text,
-    Title: Text,
-    Description: Text,
-    URL: Text,
-    Products: List({ Name: Text, Description: Text, Model: Text, Type: Text }),
-    Images: List({ Caption: Text }),
-    Hazards: List({ Name: Text }),
-    Remedies: List({ Name: Text }),
-    RemedyOptions: List({ Option: Text }),
-    ProductUPCs: List({ UPC: Text }),
+    RecallNumber: OptionalText,
+    RecallDate: OptionalText,
+    LastPublishDate: OptionalText,
+    Title: OptionalText,
+    Description: OptionalText,
+    URL: OptionalText,
+    Products: List({
+      Name: OptionalText,
+      Description: OptionalText,
+      Model: OptionalText,
+      Type: OptionalText,
+    }),
+    Images: List({ Caption: OptionalText }),
+    Hazards: List({ Name: OptionalText }),
+    Remedies: List({ Name: OptionalText }),
+    RemedyOptions: List({ Option: OptionalText }),
+    ProductUPCs: List({ UPC: OptionalText }),
   },
   { additionalProperties: true },
 );
 export type CpscRecord = Static<typeof CpscRecord>;
 
-const PageShape = Type.Array(Type.Unknown());
-
 /** The title CPSC gives the record that reports a failed query (e.g. a malformed date). */
 const ERROR_TITLE = /^\s*Error retrieving Recalls\b/i;
 
-const PageShapeValidator = compileValidator(PageShape);
+const readPage = jsonPageReader(Type.Array(Type.Unknown()), 'CPSC answer', 'a bare array of recalls');
 const CpscRecordValidator = compileValidator(CpscRecord);
 
 /** CPSC's in-band report of a failed query: `RecallID: 0`, `Title: "Error retrieving Recalls: …"`. */
@@ -57,23 +62,11 @@ function isErrorRecord(record: unknown): record is { Title?: unknown } {
 }
 
 /**
- * Parses and validates one CPSC answer. A record that drifted is set aside with its place and
- * reason. Throws UpstreamError('format') when the body is not JSON, not an array, or is CPSC's
- * in-band error record. An empty array is a valid answer (a quiet date window).
+ * Parses and checks one CPSC answer (validate.ts policy); CPSC's in-band error record is a
+ * format error. An empty array is a valid answer (a quiet date window).
  */
 export function parseCpscPage(body: Buffer | string, url?: string): CheckedRecords<CpscRecord> {
-  let json: unknown;
-  try {
-    json = JSON.parse(typeof body === 'string' ? body : body.toString('utf8'));
-  } catch (cause) {
-    throw formatError(`CPSC answer is not JSON: ${(cause as Error).message}`, url);
-  }
-  if (!PageShapeValidator.check(json)) {
-    throw formatError(
-      `CPSC answer is not a bare array of recalls: ${PageShapeValidator.firstError(json)}`,
-      url,
-    );
-  }
+  const json = readPage(body, url);
   const error = json.find(isErrorRecord);
   if (error !== undefined) {
     throw formatError(`CPSC answered with an error record: ${String(error.Title ?? '(no title)')}`, url);

@@ -1,45 +1,48 @@
 /**
- * The FSIS recall API response as served (one bare JSON array of records), validated leniently
- * at the edge: unknown fields pass, known fields must have the type FSIS documents, and every
- * record needs a language and a recall number. A record that does not is set aside with the
- * reason; a body that is not an array of records is drift and fails here, loudly.
+ * The FSIS recall API response (one bare JSON array of records), checked at the edge
+ * (validate.ts): known fields must have the type FSIS documents (`""` for an empty value), and
+ * every record needs a language and a recall number.
  *
  * Ten multi-value fields changed from comma-joined strings to JSON arrays of strings in June
  * 2026 (reported by justanesta/consumer-product-recalls, "Finding S"); both shapes are accepted,
  * so archived pre-change bodies still parse.
  */
 import { Type, type Static } from '@sinclair/typebox';
-import { formatError } from '../../errors.ts';
-import { checkRecords, compileValidator, fieldOf, type CheckedRecords } from '../../validate.ts';
+import {
+  checkRecords,
+  compileValidator,
+  fieldOf,
+  jsonPageReader,
+  type CheckedRecords,
+  OptionalText,
+} from '../../validate.ts';
 
-/** A scalar text field: FSIS sends `""` for an empty value; `null` and absence are tolerated. */
-const Text = Type.Optional(Type.Union([Type.String(), Type.Null()]));
 /** A multi-value field: a string (before June 2026) or an array of strings (since). */
 const TextOrList = Type.Optional(Type.Union([Type.String(), Type.Array(Type.String()), Type.Null()]));
 
 /** One record of `GET /fsis/api/recall/v/1` (English and Spanish versions are separate records). */
 export const FsisRecord = Type.Object(
   {
-    field_recall_number: Text,
-    field_recall_number_export: Text,
+    field_recall_number: OptionalText,
+    field_recall_number_export: OptionalText,
     langcode: Type.String(),
-    field_title: Text,
-    field_recall_url: Text,
-    field_recall_date: Text,
-    field_last_modified_date: Text,
-    field_closed_date: Text,
-    field_closed_year: Text,
-    field_year: Text,
-    field_recall_type: Text,
-    field_recall_classification: Text,
-    field_risk_level: Text,
-    field_summary: Text,
-    field_qty_recovered: Text,
-    field_active_notice: Text,
-    field_archive_recall: Text,
-    field_related_to_outbreak: Text,
-    field_has_spanish: Text,
-    field_translation_language: Text,
+    field_title: OptionalText,
+    field_recall_url: OptionalText,
+    field_recall_date: OptionalText,
+    field_last_modified_date: OptionalText,
+    field_closed_date: OptionalText,
+    field_closed_year: OptionalText,
+    field_year: OptionalText,
+    field_recall_type: OptionalText,
+    field_recall_classification: OptionalText,
+    field_risk_level: OptionalText,
+    field_summary: OptionalText,
+    field_qty_recovered: OptionalText,
+    field_active_notice: OptionalText,
+    field_archive_recall: OptionalText,
+    field_related_to_outbreak: OptionalText,
+    field_has_spanish: OptionalText,
+    field_translation_language: OptionalText,
     field_recall_reason: TextOrList,
     field_processing: TextOrList,
     field_states: TextOrList,
@@ -57,9 +60,7 @@ export const FsisRecord = Type.Object(
 );
 export type FsisRecord = Static<typeof FsisRecord>;
 
-const PageShape = Type.Array(Type.Unknown());
-
-const PageShapeValidator = compileValidator(PageShape);
+const readPage = jsonPageReader(Type.Array(Type.Unknown()), 'FSIS response', 'a bare JSON array');
 const FsisRecordValidator = compileValidator(FsisRecord);
 
 /** The recall number of a record: `field_recall_number` trimmed, else its export twin; '' when neither. */
@@ -68,22 +69,9 @@ export function fsisRecallNumber(record: FsisRecord): string {
   return own !== '' ? own : (record.field_recall_number_export ?? '').trim();
 }
 
-/**
- * Parses and validates one FSIS response body; a record that drifted is set aside with its
- * reason. Throws UpstreamError('format') when the body is not JSON or not an array.
- */
+/** Parses and checks one FSIS response (validate.ts policy); a record with no recall number is set aside. */
 export function parseFsisPage(body: Buffer | string, url?: string): CheckedRecords<FsisRecord> {
-  let json: unknown;
-  try {
-    const text = typeof body === 'string' ? body : body.toString('utf8');
-    json = JSON.parse(text.replace(/^\ufeff/, ''));
-  } catch (cause) {
-    throw formatError(`FSIS response is not JSON: ${(cause as Error).message}`, url);
-  }
-  if (!PageShapeValidator.check(json)) {
-    throw formatError(`FSIS response is not a bare JSON array: ${PageShapeValidator.firstError(json)}`, url);
-  }
-  return checkRecords(json, FsisRecordValidator, {
+  return checkRecords(readPage(body, url), FsisRecordValidator, {
     place: (i) => `[${i}]`,
     idOf: fieldOf('field_recall_number'),
     refuse: (record) => (fsisRecallNumber(record) === '' ? 'no field_recall_number' : null),

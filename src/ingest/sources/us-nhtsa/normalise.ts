@@ -10,7 +10,9 @@ import { cleanText, normaliseIdentifier, stripLabel } from '../../../domain/iden
 import type { Identifier, RecallDraft } from '../../../domain/recall.ts';
 import { classifyRemedy } from '../../../domain/remedy-rules.ts';
 import type { HazardCategory, Severity } from '../../../domain/taxonomy.ts';
+import { decodeEntitiesOnce } from '../../extract/html-text.ts';
 import { extractLabelledIdentifiers, mergeIdentifiers } from '../../extract/labelled-identifiers.ts';
+import { clipAtWord } from '../../extract/titles.ts';
 import type { FlatRclRow } from './schema.ts';
 
 const TITLE_MAX = 160;
@@ -34,18 +36,11 @@ export function nhtsaRecallUrl(campno: string): string {
 
 /**
  * A narrative field as text: HTML tags NHTSA leaves in its narratives (`<A HREF=…>…</A>`) go,
- * their text stays; the common entities are decoded; otherwise the wording is kept as served.
+ * their text stays; entities are decoded (`&nbsp;` as a plain space); otherwise the wording is
+ * kept as served.
  */
 export function narrativeText(value: string): string {
-  return value
-    .replace(/<\/?[A-Za-z][^<>]*>/g, '')
-    .replace(/&nbsp;/gi, ' ')
-    .replace(/&lt;/gi, '<')
-    .replace(/&gt;/gi, '>')
-    .replace(/&quot;/gi, '"')
-    .replace(/&#0*39;|&apos;/gi, "'")
-    .replace(/&amp;/gi, '&')
-    .trim();
+  return decodeEntitiesOnce(value.replace(/<\/?[A-Za-z][^<>]*>/g, '').replace(/&nbsp;/gi, ' ')).trim();
 }
 
 /** YYYYMMDD → YYYY-MM-DD for plausible recall dates; sentinels (19010101, 11111111) and typos are null. */
@@ -221,11 +216,7 @@ function campaignTitle(c: Campaign): string | null {
   let tail = component ?? '';
   if (component !== null && c.components.size > 1) tail += ` (+${c.components.size - 1} more)`;
   let title = head !== '' && tail !== '' ? `${head}: ${tail}` : head || tail;
-  if (title.length > TITLE_MAX) {
-    const room = title.slice(0, TITLE_MAX + 1);
-    const space = room.lastIndexOf(' ');
-    title = (space > 0 ? room.slice(0, space) : title.slice(0, TITLE_MAX)).replace(/[\s,;:(-]+$/, '');
-  }
+  if (title.length > TITLE_MAX) title = clipAtWord(title, TITLE_MAX).replace(/[\s,;:(-]+$/, '');
   return title === '' ? null : title;
 }
 

@@ -1,0 +1,95 @@
+/**
+ * GTIN-8/12/13/14 as the kinds `gtin`, `upc` and `ean`, bare or in any GS1 syntax
+ * (../shared/spec/identifiers.md, "gtin, upc, ean"); the canonical GTIN is 14 digits.
+ */
+import { expandUpcE, gs1CheckDigit, isbn10ToIsbn13 } from './gs1-check-digits.ts';
+import { looksLikeGs1Syntax, parseGs1, splitSymbology, type Gs1ParseResult } from './gs1-syntax.ts';
+import { reject, type Rejection } from './kinds.ts';
+
+/** The kinds that take the GTIN rules. */
+export type GtinKind = 'gtin' | 'upc' | 'ean';
+/** The outcome of the GTIN rules: a 14-digit GTIN, or why there is none. */
+export type GtinResult = { ok: true; normalized: string } | Rejection;
+
+/**
+ * A GTIN of 8, 12, 13 or 14 digits as 14 digits once its check digit verifies; `what` opens
+ * the refusal's detail when the code was read in some way first.
+ */
+export function checkedGtin(code: string, what = ''): GtinResult {
+  const expected = gs1CheckDigit(code.slice(0, -1));
+  if (expected !== Number(code.slice(-1))) {
+    return reject('invalid_check_digit', `${what}check digit does not verify (expected ${expected})`);
+  }
+  return { ok: true, normalized: code.padStart(14, '0') };
+}
+
+/** The length rules applied to a bare run of digits. */
+function byLength(kind: GtinKind, digits: string): GtinResult {
+  switch (digits.length) {
+    case 14:
+    case 13:
+    case 12:
+      return checkedGtin(digits);
+    case 8: {
+      const upcA = kind === 'upc' ? expandUpcE(digits) : undefined;
+      return upcA ? checkedGtin(upcA, `UPC-E expanded to UPC-A ${upcA}, but its `) : checkedGtin(digits);
+    }
+    case 11:
+      // A 12-digit code whose leading zero a spreadsheet dropped; the check digit must hold.
+      return checkedGtin(`0${digits}`, 'read as a UPC-A that lost its leading zero, the ');
+    case 10: {
+      const isbn13 = kind === 'upc' ? undefined : isbn10ToIsbn13(digits);
+      if (isbn13) return { ok: true, normalized: isbn13.padStart(14, '0') };
+      return reject(
+        'invalid_length',
+        kind === 'upc'
+          ? '10 digits is not a UPC length (12 digits, 8 for a UPC-E)'
+          : '10 digits is neither a valid ISBN-10 nor a GTIN length (8, 12, 13 or 14 digits)',
+      );
+    }
+    default:
+      return reject(
+        'invalid_length',
+        `${digits.length} digit${digits.length === 1 ? '' : 's'} is not a GTIN length (8, 12, 13 or 14 digits)`,
+      );
+  }
+}
+
+function fromGs1(parsed: Gs1ParseResult): GtinResult {
+  if (!parsed.ok) return parsed;
+  if (parsed.data.gtin === null) return reject('invalid_characters', 'the GS1 data carries no GTIN (AI 01)');
+  return { ok: true, normalized: parsed.data.gtin };
+}
+
+/**
+ * Normalises a `gtin`, `upc` or `ean` to 14 digits. Spaces, hyphens and dots go; the rest
+ * must be digits, unless the whole value is GS1 syntax (see {@link parseGs1}), whose AI 01 is
+ * taken. By length: 14, 13, 12 digits are check-digit verified; 8 digits are a UPC-E for `upc`
+ * starting with 0 or 1 (expanded to UPC-A, then verified), else a GTIN-8; 11 digits are a
+ * UPC-A that lost its leading zero (accepted only if the check digit then holds); 10 digits
+ * are, for `ean` and `gtin`, an ISBN-10 converted to its 978 EAN-13. A check digit is never
+ * repaired or invented.
+ */
+export function normaliseGtin(kind: GtinKind, value: string): GtinResult {
+  const text = value.trim();
+  const symbology = splitSymbology(text);
+  if (symbology?.family === 'ean') {
+    const payload = symbology.id === ']E3' ? symbology.payload.slice(0, 13) : symbology.payload;
+    if (!/^\d+$/.test(payload))
+      return reject('invalid_characters', `scan ${symbology.id} must carry digits only`);
+    return byLength(kind, payload);
+  }
+  if (symbology?.family === 'other') return normaliseGtin(kind, symbology.payload);
+  if (looksLikeGs1Syntax(text)) return fromGs1(parseGs1(text));
+  const compact = text.replace(/[\s.-]+/g, '');
+  if (/^\d+$/.test(compact)) return byLength(kind, compact);
+  if (kind !== 'upc' && /^\d{9}X$/i.test(compact)) {
+    const isbn13 = isbn10ToIsbn13(compact);
+    if (isbn13) return { ok: true, normalized: isbn13.padStart(14, '0') };
+    return reject('invalid_check_digit', 'ISBN-10 check character does not verify');
+  }
+  // An unbracketed element string written without FNC1 markers: AI 01, 14 digits, then more AIs.
+  if (/^01\d{14}\d*[^\d\s.-]/.test(text)) return fromGs1(parseGs1(text));
+  const bad = /[^\d]/.exec(compact);
+  return reject('invalid_characters', `contains "${bad?.[0] ?? ''}"; a GTIN has only digits`);
+}

@@ -1,0 +1,81 @@
+/**
+ * The upstream client's public shapes: its policy, what a GET takes and gives back, and what a
+ * retry reports.
+ */
+import type { UpstreamError } from '../errors.ts';
+
+/** Policy for an upstream client. Every field is optional; the defaults are listed per field. */
+export interface UpstreamClientOptions {
+  /**
+   * Budget for one attempt, from sending the request to the last body byte, in ms. Default 60000.
+   * Each retry gets a fresh budget. Raise it for bulk downloads.
+   */
+  timeoutMs?: number;
+  /**
+   * Longest silence tolerated within an attempt, in ms: waiting for the response headers
+   * (which covers connecting) and between two body chunks. Default 30000.
+   */
+  idleTimeoutMs?: number;
+  /** Retries after the first attempt (so `retries + 1` attempts at most). Default 3. */
+  retries?: number;
+  /** Base of the exponential backoff, in ms: retry n waits up to `base * 2^n`. Default 1000. */
+  backoffBaseMs?: number;
+  /** Ceiling of one backoff wait, in ms, also capping a Retry-After header. Default 30000. */
+  backoffMaxMs?: number;
+  /** Largest accepted (decoded) body, in bytes. Default 200 MiB. */
+  maxBytes?: number;
+  /** Redirects followed per attempt; one more, or a loop, is 'redirect_loop'. Default 5. */
+  maxRedirects?: number;
+  /** The User-Agent header. Default: a browser-like string naming this service (`DEFAULT_USER_AGENT`). */
+  userAgent?: string;
+  /** Waits between retries; injected by tests. Default: a real timer. */
+  sleep?: (ms: number) => Promise<void>;
+  /** Uniform random number in [0, 1) for the jitter; injected by tests. Default Math.random. */
+  random?: () => number;
+  /** Called before each backoff wait, e.g. to log; must not throw. */
+  onRetry?: (info: RetryInfo) => void;
+}
+
+/** What is about to be retried and after how long. */
+export interface RetryInfo {
+  url: string;
+  /** 1 for the first retry. */
+  retry: number;
+  delayMs: number;
+  error: UpstreamError;
+}
+
+/** Per-call options of {@link UpstreamClient.get}. */
+export interface UpstreamGetInit {
+  /** Extra request headers (e.g. `accept`, an API key header). */
+  headers?: Record<string, string>;
+  /** Validator from a previous 200: sent as If-None-Match. */
+  etag?: string;
+  /** Validator from a previous 200: sent as If-Modified-Since. */
+  lastModified?: string;
+}
+
+/** A successful answer. */
+export interface UpstreamResponse {
+  /** 200 for a body (any 2xx is reported as 200); 304 when a conditional GET found no change. */
+  status: 200 | 304;
+  /** The final address, after redirects. */
+  url: string;
+  /** The decoded body; empty on 304. */
+  body: Buffer;
+  /** ETag of the answer (on 304, the agency's or else the one sent). */
+  etag?: string;
+  /** Last-Modified of the answer (on 304, the agency's or else the one sent). */
+  lastModified?: string;
+}
+
+/** A GET against agencies with the whole fetch policy applied. */
+export interface UpstreamClient {
+  /**
+   * GETs `url` with the client's policy. Resolves with a 200 or (only when validators were sent)
+   * a 304; rejects with UpstreamError for every agency-side failure, after retries where a retry
+   * can help (5xx, 429, timeouts, network errors, truncated bodies). Other 4xx, 'too_large' and
+   * 'redirect_loop' fail at once.
+   */
+  get(url: string, init?: UpstreamGetInit): Promise<UpstreamResponse>;
+}
