@@ -268,7 +268,7 @@ describe('recalls ingest --from', () => {
       assert.equal((await runCli(['ingest', '--from', mirror], tmp.env)).code, 0);
       const before = await snapshot();
       // The next run adds 5 records and amends 2; the database refuses its second revision, so
-      // the run fails after its new records, their identifiers and one amendment were written.
+      // the run fails partway through its write, one amendment already made.
       await injectFault(tmp.database, 'revisions', 1);
       const next = [
         ...records.map((r, i) => (i === 4 || i === 7 ? { ...r, classification: 'Class I' } : r)),

@@ -104,89 +104,87 @@ function collectContacts(dir: string, into: Contacts): void {
   }
 }
 
-test(
-  'no e-mail, phone number or name from a contact field is stored anywhere',
-  { skip: sqliteOnly('reads its own SQLite file') },
-  async (t) => {
-    const shared = sharedPath('upstream-samples');
-    if (!requireShared(t, shared, 'upstream-samples')) return;
-    const dir = mkdtempSync(join(tmpdir(), 'recalls-pii-'));
-    const store = await openStore({ engine: 'sqlite', path: join(dir, 'r.db') });
-    try {
-      const deps = {
-        store,
-        adapters: SOURCE_ADAPTERS,
-        archive: createArchive(join(dir, 'archive')),
-        client: createUpstreamClient(),
-        sourceUrls: {},
-      };
-      const ingest = async (from: string) => {
-        const result = await runIngest(deps, { from, force: true });
-        assert.equal(result.status, 'completed');
-        return result.status === 'completed' ? result.sources : [];
-      };
-      // The real records are what this test is about: each source that has them is ingested from
-      // them. A project fixture stands in only for a source without real records, never for one
-      // whose real records failed.
-      const real = new Map((await ingest(shared)).map((o) => [o.sourceId, o]));
-      const ingested = new Set<string>();
-      for (const id of readdirSync(shared).filter((name) => SOURCE_IDS.includes(name))) {
-        const { status, reason } = real.get(id) ?? {};
-        assert.equal(status, 'ok', `${id} ingested from its real records: ${reason}`);
-        ingested.add(id);
-      }
-      const mirrors = [shared, SAMPLES, ...(existsSync(FIXTURES) ? [FIXTURES] : [])];
-      for (const from of mirrors.slice(1))
-        for (const o of await ingest(from)) if (o.status === 'ok') ingested.add(o.sourceId);
-      assert.deepEqual(
-        [...ingested].sort(),
-        [...SOURCE_IDS].sort(),
-        'every source contributed records from a sample or a fixture',
-      );
+const skip = sqliteOnly('reads its own SQLite file');
 
-      const contacts: Contacts = { emails: new Set(), phones: new Set(), names: new Set(), firms: new Set() };
-      for (const from of mirrors) collectContacts(from, contacts);
-      assert.ok(
-        contacts.emails.size > 0 && contacts.phones.size > 0 && contacts.names.size > 0,
-        'the samples do hold contact data to look for',
-      );
-      // The people the real FSIS records name are looked for; their firms (Yu Shang Food, Jen’s
-      // Breakfast Burritos, conSup North America, Salm Partners) and the products and places in
-      // firm names are not people, and are not.
-      for (const person of ['Ling Li', 'Michael Martinez', 'Meredith Carothers', 'Charles O’Neill'])
-        assert.ok(contacts.names.has(person), `${person} is looked for`);
-      assert.ok(contacts.firms.size > 0);
-      for (const firm of contacts.firms)
-        for (const n of contacts.names) assert.ok(!firm.includes(n), `"${n}" is in the firm line "${firm}"`);
-      for (const firm of ['Yu Shang', 'Breakfast Burritos', 'North America', 'Salm Partners', 'San Antonio'])
-        assert.ok(![...contacts.names].some((n) => n.includes(firm)), `${firm} is not a person`);
-
-      const db = new SQLite(join(dir, 'r.db'), { readonly: true });
-      const corpus = ['recalls', 'identifiers', 'revisions']
-        .map((table) => JSON.stringify(db.prepare(`SELECT * FROM ${table}`).all()))
-        .join('\n');
-      db.close();
-      const digitsOnly = corpus.replace(/\D+/g, ' ');
-      const leaks: string[] = [];
-      for (const e of contacts.emails) if (corpus.toLowerCase().includes(e.toLowerCase())) leaks.push(e);
-      for (const p of contacts.phones) {
-        const digits = p.replace(/\D/g, '');
-        if (
-          corpus.includes(p) ||
-          digitsOnly.includes(` ${digits.slice(0, 3)} ${digits.slice(3, 6)} ${digits.slice(6)} `)
-        )
-          leaks.push(p);
-      }
-      // A name is found as a whole name, not inside a longer word ("Tim Yu" is not in "Tim Yung").
-      for (const n of contacts.names) if (wholeWord(n).test(corpus)) leaks.push(n);
-      assert.deepEqual(
-        leaks,
-        [],
-        `personal data found in the corpus (${contacts.emails.size} e-mails, ${contacts.phones.size} phones, ${contacts.names.size} names looked for)`,
-      );
-    } finally {
-      await store.close();
-      rmSync(dir, { recursive: true, force: true });
+test('no e-mail, phone number or name from a contact field is stored anywhere', { skip }, async (t) => {
+  const shared = sharedPath('upstream-samples');
+  if (!requireShared(t, shared, 'upstream-samples')) return;
+  const dir = mkdtempSync(join(tmpdir(), 'recalls-pii-'));
+  const store = await openStore({ engine: 'sqlite', path: join(dir, 'r.db') });
+  try {
+    const deps = {
+      store,
+      adapters: SOURCE_ADAPTERS,
+      archive: createArchive(join(dir, 'archive')),
+      client: createUpstreamClient(),
+      sourceUrls: {},
+    };
+    const ingest = async (from: string) => {
+      const result = await runIngest(deps, { from, force: true });
+      assert.equal(result.status, 'completed');
+      return result.status === 'completed' ? result.sources : [];
+    };
+    // The real records are what this test is about: each source that has them is ingested from
+    // them. A project fixture stands in only for a source without real records, never for one
+    // whose real records failed.
+    const real = new Map((await ingest(shared)).map((o) => [o.sourceId, o]));
+    const ingested = new Set<string>();
+    for (const id of readdirSync(shared).filter((name) => SOURCE_IDS.includes(name))) {
+      const { status, reason } = real.get(id) ?? {};
+      assert.equal(status, 'ok', `${id} ingested from its real records: ${reason}`);
+      ingested.add(id);
     }
-  },
-);
+    const mirrors = [shared, SAMPLES, ...(existsSync(FIXTURES) ? [FIXTURES] : [])];
+    for (const from of mirrors.slice(1))
+      for (const o of await ingest(from)) if (o.status === 'ok') ingested.add(o.sourceId);
+    assert.deepEqual(
+      [...ingested].sort(),
+      [...SOURCE_IDS].sort(),
+      'every source contributed records from a sample or a fixture',
+    );
+
+    const contacts: Contacts = { emails: new Set(), phones: new Set(), names: new Set(), firms: new Set() };
+    for (const from of mirrors) collectContacts(from, contacts);
+    assert.ok(
+      contacts.emails.size > 0 && contacts.phones.size > 0 && contacts.names.size > 0,
+      'the samples do hold contact data to look for',
+    );
+    // The people the real FSIS records name are looked for; their firms (Yu Shang Food, Jen’s
+    // Breakfast Burritos, conSup North America, Salm Partners) and the products and places in
+    // firm names are not people, and are not.
+    for (const person of ['Ling Li', 'Michael Martinez', 'Meredith Carothers', 'Charles O’Neill'])
+      assert.ok(contacts.names.has(person), `${person} is looked for`);
+    assert.ok(contacts.firms.size > 0);
+    for (const firm of contacts.firms)
+      for (const n of contacts.names) assert.ok(!firm.includes(n), `"${n}" is in the firm line "${firm}"`);
+    for (const firm of ['Yu Shang', 'Breakfast Burritos', 'North America', 'Salm Partners', 'San Antonio'])
+      assert.ok(![...contacts.names].some((n) => n.includes(firm)), `${firm} is not a person`);
+
+    const db = new SQLite(join(dir, 'r.db'), { readonly: true });
+    const corpus = ['recalls', 'identifiers', 'revisions']
+      .map((table) => JSON.stringify(db.prepare(`SELECT * FROM ${table}`).all()))
+      .join('\n');
+    db.close();
+    const digitsOnly = corpus.replace(/\D+/g, ' ');
+    const leaks: string[] = [];
+    for (const e of contacts.emails) if (corpus.toLowerCase().includes(e.toLowerCase())) leaks.push(e);
+    for (const p of contacts.phones) {
+      const digits = p.replace(/\D/g, '');
+      if (
+        corpus.includes(p) ||
+        digitsOnly.includes(` ${digits.slice(0, 3)} ${digits.slice(3, 6)} ${digits.slice(6)} `)
+      )
+        leaks.push(p);
+    }
+    // A name is found as a whole name, not inside a longer word ("Tim Yu" is not in "Tim Yung").
+    for (const n of contacts.names) if (wholeWord(n).test(corpus)) leaks.push(n);
+    assert.deepEqual(
+      leaks,
+      [],
+      `personal data found in the corpus (${contacts.emails.size} e-mails, ${contacts.phones.size} phones, ${contacts.names.size} names looked for)`,
+    );
+  } finally {
+    await store.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+});

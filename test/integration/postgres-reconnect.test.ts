@@ -9,37 +9,35 @@ import { createTestDatabase, PG_ADMIN_URL, sqliteOnly } from '../support/databas
 import { requireService } from '../support/services.ts';
 import { until } from '../support/until.ts';
 
-test(
-  'the store survives PostgreSQL terminating its idle connections',
-  { skip: sqliteOnly('always on PostgreSQL') },
-  async (t) => {
-    if (!(await requireService(t, 'PostgreSQL', PG_ADMIN_URL))) return;
-    const dir = mkdtempSync(join(tmpdir(), 'recalls-pg-'));
-    const db = await createTestDatabase(dir, 'postgres');
-    const store = await openStore(db.database);
-    try {
-      assert.equal(typeof (await store.corpusVersion()), 'number');
-      const name = new URL(db.url).pathname.slice(1);
-      const admin = new pg.Client({ connectionString: PG_ADMIN_URL });
-      await admin.connect();
-      await admin.query('SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1', [name]);
-      let left = 0;
-      await until(
-        async () => {
-          const { rows } = await admin.query('SELECT count(*) n FROM pg_stat_activity WHERE datname = $1', [
-            name,
-          ]);
-          left = Number(rows[0].n);
-          return left === 0;
-        },
-        () => `the store's ${left} connections to end`,
-      );
-      await admin.end();
-      assert.equal(typeof (await store.corpusVersion()), 'number', 'the next query reconnects');
-    } finally {
-      await store.close();
-      await db.drop();
-      rmSync(dir, { recursive: true, force: true });
-    }
-  },
-);
+const skip = sqliteOnly('always on PostgreSQL');
+
+test('the store survives PostgreSQL terminating its idle connections', { skip }, async (t) => {
+  if (!(await requireService(t, 'PostgreSQL', PG_ADMIN_URL))) return;
+  const dir = mkdtempSync(join(tmpdir(), 'recalls-pg-'));
+  const db = await createTestDatabase(dir, 'postgres');
+  const store = await openStore(db.database);
+  try {
+    assert.equal(typeof (await store.corpusVersion()), 'number');
+    const name = new URL(db.url).pathname.slice(1);
+    const admin = new pg.Client({ connectionString: PG_ADMIN_URL });
+    await admin.connect();
+    await admin.query('SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1', [name]);
+    let left = 0;
+    await until(
+      async () => {
+        const { rows } = await admin.query('SELECT count(*) n FROM pg_stat_activity WHERE datname = $1', [
+          name,
+        ]);
+        left = Number(rows[0].n);
+        return left === 0;
+      },
+      () => `the store's ${left} connections to end`,
+    );
+    await admin.end();
+    assert.equal(typeof (await store.corpusVersion()), 'number', 'the next query reconnects');
+  } finally {
+    await store.close();
+    await db.drop();
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
