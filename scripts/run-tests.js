@@ -1,7 +1,9 @@
 #!/usr/bin/env node
-// Runs every *.test.ts file under test/ with Node's own test runner (Node 20 has no glob
-// support in `node --test`, so the files are listed here). Extra arguments are passed on,
-// e.g. `npm test -- --test-name-pattern=cursor` or a path filter `npm test -- test/unit`.
+// Runs *.test.ts files under test/ with Node's own test runner (Node 20 has no glob support in
+// `node --test`, so the files are listed here). Arguments that do not start with `-` select
+// files by path prefix or substring (`test/unit`, `cursor`); the rest go to `node --test`, e.g.
+// `--test-name-pattern=cursor`. `--durations` adds a per-file timing table at the end (stderr).
+// Files run two at a time: every suite uses its own port, temporary folder and database.
 import { spawnSync } from 'node:child_process';
 import { readdirSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
@@ -9,7 +11,8 @@ import { join, relative } from 'node:path';
 const root = new URL('..', import.meta.url).pathname;
 const args = process.argv.slice(2);
 const filters = args.filter((a) => !a.startsWith('-'));
-const flags = args.filter((a) => a.startsWith('-'));
+const durations = args.includes('--durations');
+const flags = args.filter((a) => a.startsWith('-') && a !== '--durations');
 
 function walk(dir) {
   return readdirSync(dir).flatMap((name) => {
@@ -26,9 +29,18 @@ if (files.length === 0) {
   console.error('no test files matched');
   process.exit(1);
 }
+const reporters = durations
+  ? [
+      `--test-reporter=${process.stdout.isTTY ? 'spec' : 'tap'}`,
+      '--test-reporter-destination=stdout',
+      `--test-reporter=${join(root, 'scripts/durations-reporter.js')}`,
+      '--test-reporter-destination=stderr',
+    ]
+  : [];
+const concurrency = flags.some((f) => f.startsWith('--test-concurrency')) ? [] : ['--test-concurrency=2'];
 const result = spawnSync(
   process.execPath,
-  ['--import', 'tsx', '--test', '--test-concurrency=1', ...flags, ...files],
+  ['--import', 'tsx', '--test', ...concurrency, ...reporters, ...flags, ...files],
   { cwd: root, stdio: 'inherit' },
 );
 process.exit(result.status ?? 1);

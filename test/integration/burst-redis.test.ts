@@ -2,9 +2,12 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { test } from 'node:test';
 import { createRedisBurstLimiter } from '../../src/http/gates/burst-redis.ts';
+import { sqliteOnly } from '../support/database.ts';
 import { REDIS_URL, requireService } from '../support/services.ts';
 
-test('two nodes share one burst counter per client in Redis', async (t) => {
+const skip = sqliteOnly('no database');
+
+test('two nodes share one burst counter per client in Redis', { skip }, async (t) => {
   if (!(await requireService(t, 'Redis', REDIS_URL))) return;
   const prefix = `recalls-test:${randomBytes(4).toString('hex')}:`;
   const a = createRedisBurstLimiter(REDIS_URL, { prefix });
@@ -38,7 +41,7 @@ test('two nodes share one burst counter per client in Redis', async (t) => {
   }
 });
 
-test('an unreachable Redis admits requests and reports the error', async () => {
+test('an unreachable Redis admits requests and reports the error', { skip }, async () => {
   const errors: unknown[] = [];
   const limiter = createRedisBurstLimiter('redis://127.0.0.1:9', { onError: (e) => errors.push(e) });
   try {

@@ -5,12 +5,13 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { sql } from 'kysely';
 import type { Config } from '../../src/config.ts';
-import { runCli, startCli } from '../support/cli.ts';
+import { listeningUrl, runCli, startCli } from '../support/cli.ts';
 import { json } from '../support/service.ts';
 import { fdaPage, fdaRecord } from '../support/fda-records.ts';
 import { startOpenFdaStandIn } from '../support/openfda-server.ts';
 import { requireShared, sharedPath } from '../support/shared.ts';
 import { createTestDatabase, openRawEngine } from '../support/database.ts';
+import { until } from '../support/until.ts';
 
 interface Temp {
   dir: string;
@@ -47,6 +48,44 @@ async function rows<T>(t: Temp, query: string): Promise<T[]> {
 async function count(t: Temp, query: string): Promise<number> {
   const [row] = await rows<{ n: unknown }>(t, query);
   return Number(row?.n);
+}
+
+/** Runs statements on a fresh connection to the test database. */
+async function execute(database: Config['database'], statements: string[]): Promise<void> {
+  const engine = openRawEngine(database);
+  try {
+    for (const statement of statements) await sql.raw(statement).execute(engine.db);
+  } finally {
+    await engine.close();
+  }
+}
+
+/** Makes the database refuse inserts into `table` once it holds `rows` rows ("injected fault"). */
+function injectFault(database: Config['database'], table: string, rows: number): Promise<void> {
+  const full = `(SELECT count(*) FROM ${table}) >= ${rows}`;
+  return execute(
+    database,
+    database.engine === 'sqlite'
+      ? [
+          `CREATE TRIGGER inject_fault_${table} BEFORE INSERT ON ${table} WHEN ${full}
+           BEGIN SELECT RAISE(ABORT, 'injected fault'); END`,
+        ]
+      : [
+          `CREATE FUNCTION inject_fault_${table}() RETURNS trigger LANGUAGE plpgsql AS $$
+           BEGIN IF ${full} THEN RAISE EXCEPTION 'injected fault'; END IF; RETURN NEW; END $$`,
+          `CREATE TRIGGER inject_fault_${table} BEFORE INSERT ON ${table}
+           FOR EACH ROW EXECUTE FUNCTION inject_fault_${table}()`,
+        ],
+  );
+}
+
+function removeFault(database: Config['database'], table: string): Promise<void> {
+  return execute(
+    database,
+    database.engine === 'sqlite'
+      ? [`DROP TRIGGER inject_fault_${table}`]
+      : [`DROP TRIGGER inject_fault_${table} ON ${table}`, `DROP FUNCTION inject_fault_${table}()`],
+  );
 }
 
 describe('recalls keys', () => {
@@ -160,6 +199,93 @@ describe('recalls ingest --from', () => {
       const changed = JSON.parse(revs[0]!.changed_fields);
       assert.ok('source_classification' in changed && 'severity' in changed, JSON.stringify(changed));
       assert.deepEqual(Object.keys(changed).sort(), ['severity', 'source_classification']);
+    } finally {
+      await tmp.cleanup();
+    }
+  });
+
+  test('the same countries in another order, or repeated, are no amendment', async () => {
+    const tmp = await tempEnv();
+    const mirror = join(tmp.dir, 'mirror');
+    mkdirSync(join(mirror, 'eu-safety-gate'), { recursive: true });
+    const report = (countries: string) =>
+      writeFileSync(
+        join(mirror, 'eu-safety-gate', 'report-1.xml'),
+        `<?xml version="1.0" encoding="UTF-8"?>
+<!-- PROJECT-WRITTEN TEST DATA: fictional. -->
+<Safety-Gate>
+  <report_date>06/03/2026</report_date>
+  <notifications>
+    <caseNumber>SR/90001/26</caseNumber>
+    <product>Children's hooded jacket</product>
+    <name>TEST DATA Rain jacket</name>
+    <riskType>Strangulation</riskType>
+    <danger>TEST DATA. The hood has functional cords.</danger>
+    <level>Serious risk</level>
+    <notifyingCountry>Poland</notifyingCountry>
+    <countries>${countries}</countries>
+  </notifications>
+</Safety-Gate>
+`,
+      );
+    try {
+      report('Germany, France, Austria');
+      const first = await runCli(['ingest', '--from', mirror], tmp.env);
+      assert.match(first.stdout, /eu-safety-gate: ok, 1 records from 1 page\(s\): 1 new/, first.stderr);
+      report('Austria; France, Germany, France, Poland');
+      const second = await runCli(['ingest', '--from', mirror, '--force'], tmp.env);
+      assert.match(
+        second.stdout,
+        /eu-safety-gate: ok, 1 records from 1 page\(s\): 0 new, 0 amended, 1 unchanged/,
+      );
+      assert.equal(await count(tmp, 'SELECT count(*) n FROM revisions'), 0, 'no revision');
+      const [stored] = await rows<{ content: string }>(tmp, 'SELECT content FROM recalls');
+      assert.deepEqual(JSON.parse(stored!.content).countries, ['AT', 'DE', 'FR', 'PL']);
+      report('Austria, France, Germany, Italy');
+      const third = await runCli(['ingest', '--from', mirror, '--force'], tmp.env);
+      assert.match(third.stdout, /0 new, 1 amended, 0 unchanged/, 'a country more is an amendment');
+    } finally {
+      await tmp.cleanup();
+    }
+  });
+
+  test('a write that fails midway leaves nothing of its run and the previous state intact', async () => {
+    const tmp = await tempEnv();
+    const mirror = join(tmp.dir, 'mirror');
+    mkdirSync(join(mirror, 'us-fda-food'), { recursive: true });
+    const page = (records: Record<string, unknown>[], lastUpdated: string) =>
+      writeFileSync(join(mirror, 'us-fda-food', 'page-1.json'), fdaPage(records, lastUpdated));
+    const records = Array.from({ length: 20 }, (_, i) => fdaRecord(i));
+    const snapshot = async () => ({
+      recalls: await rows(tmp, 'SELECT id, revision, content_hash, last_seen_at FROM recalls ORDER BY id'),
+      identifiers: await count(tmp, 'SELECT count(*) n FROM identifiers'),
+      revisions: await count(tmp, 'SELECT count(*) n FROM revisions'),
+      // (the source's failure is recorded, and so moves the corpus version, as it should)
+      source: await rows(tmp, "SELECT data_as_of, last_success_at FROM sources WHERE id = 'us-fda-food'"),
+    });
+    try {
+      page(records, '2026-06-17');
+      assert.equal((await runCli(['ingest', '--from', mirror], tmp.env)).code, 0);
+      const before = await snapshot();
+      // The next run adds 5 records and amends 2; the database refuses its second revision, so
+      // the run fails partway through its write, one amendment already made.
+      await injectFault(tmp.database, 'revisions', 1);
+      const next = [
+        ...records.map((r, i) => (i === 4 || i === 7 ? { ...r, classification: 'Class I' } : r)),
+        ...Array.from({ length: 5 }, (_, i) => fdaRecord(100 + i)),
+      ];
+      page(next, '2026-06-24');
+      const failed = await runCli(['ingest', '--from', mirror, '--force'], tmp.env);
+      assert.equal(failed.code, 1, failed.stdout + failed.stderr);
+      assert.match(failed.stdout, /us-fda-food: failed: .*injected fault/);
+      assert.deepEqual(await snapshot(), before, 'nothing of the failed run is visible');
+      await removeFault(tmp.database, 'revisions');
+      const retry = await runCli(['ingest', '--from', mirror, '--force'], tmp.env);
+      assert.match(
+        retry.stdout,
+        /us-fda-food: ok, 25 records from 1 page\(s\): 5 new, 2 amended, 18 unchanged/,
+      );
+      assert.equal(await count(tmp, 'SELECT count(*) n FROM revisions'), 2);
     } finally {
       await tmp.cleanup();
     }
@@ -305,19 +431,25 @@ describe('recalls ingest from the agency (a local stand-in)', () => {
     const tmp = await tempEnv();
     const { env } = tmp;
     const withUrl = { ...env, RECALLS_SOURCE_US_FDA_FOOD_URL: standIn.url };
-    standIn.delayMs = 150;
+    // The agency holds its answers, so the first run is in flight, holding the lock, until released.
+    const release = standIn.hold();
     try {
       assert.equal((await runCli(['keys', 'list'], env)).code, 0, 'schema created first');
-      const a = startCli(['ingest', '--source', 'us-fda-food'], withUrl);
       const seen = standIn.requests.length;
-      while (standIn.requests.length === seen) await new Promise((r) => setTimeout(r, 20));
+      const a = startCli(['ingest', '--source', 'us-fda-food'], withUrl);
+      await until(
+        () => standIn.requests.length > seen,
+        () => `the first run to ask the agency; its output so far: ${a.output()}`,
+        { timeoutMs: 15_000, intervalMs: 20 },
+      );
       const b = await runCli(['ingest', '--source', 'us-fda-food'], withUrl);
       assert.equal(b.code, 75);
       assert.match(b.stderr, /Another ingest is running \(held by .+:\d+:.+ since /);
+      release();
       const ra = await a.done;
       assert.equal(ra.code, 0, ra.stderr);
     } finally {
-      standIn.delayMs = 0;
+      release();
       await tmp.cleanup();
     }
   });
@@ -369,13 +501,7 @@ describe('recalls serve', () => {
     const { env } = tmp;
     try {
       const serve = startCli(['serve'], { ...env, PORT: '0', LOG_LEVEL: 'info' });
-      let url: string | undefined;
-      for (let i = 0; i < 200 && url === undefined; i++) {
-        await new Promise((r) => setTimeout(r, 50));
-        const m = /Server listening at (http:\/\/127\.0\.0\.1:\d+)/.exec(serve.output());
-        url = m?.[1];
-      }
-      assert.ok(url, 'listening');
+      const url = await listeningUrl(serve);
       const health = await fetch(`${url}/v1/health`);
       assert.equal(health.status, 200);
       assert.equal((await json<{ status: string }>(health)).status, 'unknown');

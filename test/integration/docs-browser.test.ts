@@ -20,6 +20,7 @@ import { buildApp, type App } from '../../src/http/app.ts';
 import { createMemoryBurstLimiter, type BurstLimiter } from '../../src/http/gates/burst-limiter.ts';
 import { SOURCE_ADAPTERS, SOURCE_IDS } from '../../src/ingest/registry.ts';
 import { openStore, type Store } from '../../src/store/database.ts';
+import { sqliteOnly } from '../support/database.ts';
 
 const CHROMIUM = '/usr/bin/chromium';
 const REQUIRE_BROWSER_ENV = 'RECALLS_REQUIRE_BROWSER';
@@ -76,7 +77,8 @@ if (missingBrowser !== undefined && process.env[REQUIRE_BROWSER_ENV] === '1') {
 }
 
 const skip =
-  missingBrowser === undefined ? false : `${missingBrowser}; set ${REQUIRE_BROWSER_ENV}=1 to fail instead`;
+  sqliteOnly('the page does not depend on the engine') ||
+  (missingBrowser === undefined ? false : `${missingBrowser}; set ${REQUIRE_BROWSER_ENV}=1 to fail instead`);
 
 describe('the /docs page in a real browser', { skip }, () => {
   let dir: string;

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { request as httpRequest } from 'node:http';
 import { connect } from 'node:net';
 import { after, before, describe, test } from 'node:test';
-import { draft, json, startService, type TestService } from '../support/service.ts';
+import { draft, json, startService, usageReaches, type TestService } from '../support/service.ts';
 
 const PROBLEM_TYPES = new Set([
   '/problems/unauthorized',
@@ -108,9 +108,10 @@ describe('monthly quota', () => {
     assert.equal((await s.request('/v1/recalls', { key, headers: { 'if-none-match': etag } })).status, 304);
     assert.equal((await s.request('/v1/recalls?bad=1', { key })).status, 400);
     assert.equal((await s.request('/v1/recalls/nope', { key })).status, 404);
+    // the 404's reservation is given back once it has been answered
+    await usageReaches(s, key, { requests: 1, identifiers: 0 });
     assert.equal((await s.request('/v1/recalls', { key })).status, 200);
     assert.equal((await s.request('/v1/recalls', { key })).status, 200);
-    await new Promise((r) => setTimeout(r, 30));
     const p = await assertProblem(await s.request('/v1/recalls', { key }), 402, '/problems/quota-exceeded');
     assert.match(p.detail, /free/);
     // gate order: the key is checked before parameters, parameters before the quota
@@ -137,14 +138,50 @@ describe('monthly quota', () => {
       402,
       '/problems/quota-exceeded',
     );
-    await new Promise((r) => setTimeout(r, 30));
-    const id = (await s.store.keys.findByKey(key))!.id;
-    assert.deepEqual(await s.store.usage.get(id, new Date().toISOString().slice(0, 7)), {
-      requests: 1,
-      identifiers: 4,
-    });
+    // the refused check's request reservation is given back once it has been answered
+    await usageReaches(s, key, { requests: 1, identifiers: 4 });
     const list = await json(await s.request('/v1/checks', { key }));
     assert.equal(list.data.length, 1);
+  });
+
+  test('a check that lands exactly on the identifier quota is admitted; one identifier more is not', async () => {
+    const key = await s.key('free');
+    const lots = (...values: string[]) => ({ identifiers: values.map((value) => ({ kind: 'lot', value })) });
+    assert.equal((await s.request('/v1/checks', { key, body: lots('CC1', 'CC2', 'CC3') })).status, 201);
+    const exact = await s.request('/v1/checks', { key, body: lots('DD1', 'DD2') });
+    assert.equal(exact.status, 201, '3 + 2 identifiers is exactly the quota of 5');
+    assert.equal((await json(exact)).data.submitted_count, 2);
+    const p = await assertProblem(
+      await s.request('/v1/checks', { key, body: lots('EE1') }),
+      402,
+      '/problems/quota-exceeded',
+    );
+    assert.match(p.detail, /identifiers/);
+    await usageReaches(s, key, { requests: 2, identifiers: 5 });
+    // one identifier past the quota in a single check, on a fresh key
+    const other = await s.key('free');
+    await assertProblem(
+      await s.request('/v1/checks', { key: other, body: lots('FF1', 'FF2', 'FF3', 'FF4', 'FF5', 'FF6') }),
+      402,
+      '/problems/quota-exceeded',
+    );
+    assert.equal(
+      (await s.request('/v1/checks', { key: other, body: lots('FF1', 'FF2', 'FF3', 'FF4', 'FF5') })).status,
+      201,
+    );
+  });
+
+  test('a conditional GET gets the quota problem, not 304, once the request quota is spent', async () => {
+    const key = await s.key('free');
+    const first = await s.request('/v1/recalls', { key });
+    assert.equal(first.status, 200);
+    const conditional = { key, headers: { 'if-none-match': first.headers.get('etag')! } };
+    assert.equal((await s.request('/v1/recalls', conditional)).status, 304, 'within the quota');
+    assert.equal((await s.request('/v1/recalls', { key })).status, 200);
+    assert.equal((await s.request('/v1/recalls', { key })).status, 200);
+    await usageReaches(s, key, { requests: 3, identifiers: 0 });
+    const spent = await s.request('/v1/recalls', conditional);
+    await assertProblem(spent, 402, '/problems/quota-exceeded');
   });
 
   test('concurrent requests never pass the quota', async () => {

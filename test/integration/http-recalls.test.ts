@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import type { RecallDraft } from '../../src/domain/recall.ts';
+import type { Identifier, RecallDraft } from '../../src/domain/recall.ts';
 import { draft, json, startService, type TestService } from '../support/service.ts';
 
 /** 157 recalls over many dates, some sharing a date, some undated. */
@@ -288,6 +288,43 @@ describe('GET /v1/recalls/{id} and revisions', () => {
 });
 
 describe('records over time', () => {
+  test('the same countries or identifiers in another order, or repeated, are no amendment', async () => {
+    const s = await startService();
+    try {
+      const key = await s.key();
+      const upc: Identifier = {
+        kind: 'upc',
+        value: '0 50428 54100 5',
+        normalized: '00050428541005',
+        confidence: 'extracted',
+      };
+      const lot: Identifier = {
+        kind: 'lot',
+        value: 'Lot 21096',
+        normalized: '21096',
+        confidence: 'inferred',
+      };
+      const observe = (countries: string[], identifiers: Identifier[]) =>
+        s.seed([draft('F-0007-2024', { countries, identifiers })]);
+      await observe(['US', 'CA', 'MX'], [upc, lot]);
+      await observe(['MX', 'CA', 'US', 'CA'], [lot, upc, lot]);
+      const recall = (await json(await s.request('/v1/recalls/us-fda-food.F-0007-2024', { key }))).data;
+      assert.equal(recall.revision, 1);
+      assert.deepEqual(recall.countries, ['CA', 'MX', 'US']);
+      const revisions = await json(await s.request('/v1/recalls/us-fda-food.F-0007-2024/revisions', { key }));
+      assert.deepEqual(revisions.data, []);
+      await observe(['CA', 'US'], [upc, lot]);
+      const amended = (await json(await s.request('/v1/recalls/us-fda-food.F-0007-2024/revisions', { key })))
+        .data;
+      assert.deepEqual(
+        amended.map((r: { changed_fields: object }) => r.changed_fields),
+        [{ countries: { from: ['CA', 'MX', 'US'], to: ['CA', 'US'] } }],
+      );
+    } finally {
+      await s.close();
+    }
+  });
+
   test('meta.data_as_of is null before any source was fetched', async () => {
     const s = await startService();
     try {
@@ -342,6 +379,7 @@ describe('records over time', () => {
         const body = await json(await s.request(`/v1/identifiers/batch/7788?limit=4${q}`, { key }));
         ids.push(...body.data.map((r: { id: string }) => r.id));
         cursor = body.meta.next_cursor;
+        assert.ok(ids.length <= 23, 'walk ends');
       } while (cursor !== null);
       assert.equal(ids.length, 23);
       assert.equal(new Set(ids).size, 23);

@@ -5,10 +5,13 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import pg from 'pg';
 import { openStore } from '../../src/store/database.ts';
-import { createTestDatabase, PG_ADMIN_URL } from '../support/database.ts';
+import { createTestDatabase, PG_ADMIN_URL, sqliteOnly } from '../support/database.ts';
 import { requireService } from '../support/services.ts';
+import { until } from '../support/until.ts';
 
-test('the store survives PostgreSQL terminating its idle connections', async (t) => {
+const skip = sqliteOnly('always on PostgreSQL');
+
+test('the store survives PostgreSQL terminating its idle connections', { skip }, async (t) => {
   if (!(await requireService(t, 'PostgreSQL', PG_ADMIN_URL))) return;
   const dir = mkdtempSync(join(tmpdir(), 'recalls-pg-'));
   const db = await createTestDatabase(dir, 'postgres');
@@ -19,8 +22,18 @@ test('the store survives PostgreSQL terminating its idle connections', async (t)
     const admin = new pg.Client({ connectionString: PG_ADMIN_URL });
     await admin.connect();
     await admin.query('SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1', [name]);
+    let left = 0;
+    await until(
+      async () => {
+        const { rows } = await admin.query('SELECT count(*) n FROM pg_stat_activity WHERE datname = $1', [
+          name,
+        ]);
+        left = Number(rows[0].n);
+        return left === 0;
+      },
+      () => `the store's ${left} connections to end`,
+    );
     await admin.end();
-    await new Promise((r) => setTimeout(r, 100));
     assert.equal(typeof (await store.corpusVersion()), 'number', 'the next query reconnects');
   } finally {
     await store.close();

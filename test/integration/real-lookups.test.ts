@@ -62,6 +62,20 @@ describe(
         { from: samples },
       );
       assert.equal(result.status, 'completed');
+      if (result.status !== 'completed') return;
+      // Every source with real records there was ingested from them: a failing source would
+      // otherwise only show as lookups of its own identifiers finding nothing, or not at all.
+      const failed = result.sources.filter((o) => o.status === 'failed');
+      assert.deepEqual(
+        failed.map((o) => `${o.sourceId}: ${o.reason}`),
+        [],
+        'no source failed',
+      );
+      const outcomes = new Map(result.sources.map((o) => [o.sourceId, o]));
+      for (const id of readdirSync(samples!).filter((name) => SOURCE_IDS.includes(name))) {
+        const { status, reason } = outcomes.get(id) ?? {};
+        assert.equal(status, 'ok', `${id} ingested from its real records: ${reason}`);
+      }
     });
     after(() => s?.close());
 

@@ -23,6 +23,7 @@ import { createUpstreamClient } from '../../src/ingest/http-client.ts';
 import { runIngest, type IngestResult } from '../../src/ingest/pipeline.ts';
 import { SOURCE_ADAPTERS, SOURCE_IDS } from '../../src/ingest/registry.ts';
 import { openStore, type Store } from '../../src/store/database.ts';
+import { sqliteOnly } from '../support/database.ts';
 import { requireShared, sharedPath } from '../support/shared.ts';
 
 const SAMPLES = fileURLToPath(new URL('../../samples/', import.meta.url));
@@ -109,7 +110,7 @@ function sampleSources(): string[] {
     .sort();
 }
 
-describe('the sample data in samples/', () => {
+describe('the sample data in samples/', { skip: sqliteOnly('reads its own SQLite file') }, () => {
   let dir: string;
   let store: Store;
   let result: IngestResult;

@@ -1,6 +1,7 @@
 /** Runs the real `recalls` command in a child process. */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { eventually } from './until.ts';
 
 export const BIN = fileURLToPath(new URL('../../bin/recalls.js', import.meta.url));
 export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -34,4 +35,13 @@ export function startCli(
 
 export function runCli(args: string[], env: Record<string, string>): Promise<CliResult> {
   return startCli(args, env).done;
+}
+
+/** Waits for `serve` to log its address and returns it; fails after `timeoutMs` with the output so far. */
+export async function listeningUrl(run: ReturnType<typeof startCli>, timeoutMs = 15_000): Promise<string> {
+  return eventually(
+    () => /Server listening at (http:\/\/127\.0\.0\.1:\d+)/.exec(run.output())?.[1],
+    () => `the service to listen; output so far: ${run.output()}`,
+    { timeoutMs, intervalMs: 20 },
+  );
 }

@@ -32,6 +32,15 @@ async function admin<T>(run: (client: pg.Client) => Promise<T>): Promise<T> {
   }
 }
 
+/**
+ * The `skip` option of a suite that does not run on the test engine (it opens its own SQLite
+ * file, uses PostgreSQL whatever the engine, or needs no database): the default (SQLite) pass
+ * runs it, and the PostgreSQL pass skips it rather than run it again.
+ */
+export function sqliteOnly(why: string): string | false {
+  return TEST_ENGINE === 'postgres' ? `run by the SQLite pass only: ${why}` : false;
+}
+
 /** A fresh, empty database on the test engine (`dir` holds the SQLite file). */
 export async function createTestDatabase(dir: string, engine = TEST_ENGINE): Promise<TestDatabase> {
   if (engine === 'sqlite') {

@@ -12,8 +12,10 @@ export interface OpenFdaStandIn {
   requests: string[];
   /** Answers 304 to a matching If-None-Match (counted here). */
   notModified: number;
-  /** Delay before each answer, to keep a run in flight. */
+  /** Delay before each answer. */
   delayMs: number;
+  /** Holds every answer until the returned function is called, to keep a run in flight. */
+  hold(): () => void;
   /** Unexpected requests seen (the test asserts this stays empty). */
   unexpected: string[];
   records: Record<string, unknown>[];
@@ -26,7 +28,7 @@ export async function startOpenFdaStandIn(
   records: Record<string, unknown>[],
   lastUpdated = '2026-06-17',
 ): Promise<OpenFdaStandIn> {
-  const state: Omit<OpenFdaStandIn, 'url' | 'close'> = {
+  const state: Omit<OpenFdaStandIn, 'url' | 'close' | 'hold'> = {
     requests: [],
     notModified: 0,
     delayMs: 0,
@@ -34,10 +36,11 @@ export async function startOpenFdaStandIn(
     records,
     lastUpdated,
   };
+  let held: Promise<void> = Promise.resolve();
   const server: Server = createServer((req, res) => {
     const url = new URL(req.url ?? '/', 'http://localhost');
     state.requests.push(req.url ?? '');
-    setTimeout(() => {
+    const answer = () => {
       if (url.pathname !== path) {
         state.unexpected.push(req.url ?? '');
         res.writeHead(404).end();
@@ -82,13 +85,19 @@ export async function startOpenFdaStandIn(
       }
       res.writeHead(200, { 'content-type': 'application/json', etag });
       res.end(body);
-    }, state.delayMs);
+    };
+    void held.then(() => setTimeout(answer, state.delayMs));
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const address = server.address();
   if (address === null || typeof address === 'string') throw new Error('no address');
   const standIn = state as OpenFdaStandIn;
   standIn.url = `http://127.0.0.1:${address.port}`;
+  standIn.hold = () => {
+    let release!: () => void;
+    held = new Promise((resolve) => (release = resolve));
+    return release;
+  };
   standIn.close = () =>
     new Promise<void>((resolve) => {
       server.closeAllConnections();

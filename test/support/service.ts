@@ -12,6 +12,7 @@ import { createMemoryBurstLimiter } from '../../src/http/gates/burst-limiter.ts'
 import { SOURCE_ADAPTERS, SOURCE_IDS } from '../../src/ingest/registry.ts';
 import { openStore, type Store } from '../../src/store/database.ts';
 import { createTestDatabase } from './database.ts';
+import { until } from './until.ts';
 
 export interface TestService {
   url: string;
@@ -124,6 +125,27 @@ export function draft(recordId: string, overrides: Partial<RecallDraft> = {}): R
     identifiers: [],
     ...overrides,
   };
+}
+
+/**
+ * Waits until a key's usage this month is `expected`: a refused request's reservation is given
+ * back, and unmetered usage written, only after the answer has been sent.
+ */
+export async function usageReaches(
+  s: TestService,
+  key: string,
+  expected: { requests: number; identifiers: number },
+): Promise<void> {
+  const id = (await s.store.keys.findByKey(key))!.id;
+  const month = new Date().toISOString().slice(0, 7);
+  let seen = await s.store.usage.get(id, month);
+  await until(
+    async () => {
+      seen = await s.store.usage.get(id, month);
+      return seen.requests === expected.requests && seen.identifiers === expected.identifiers;
+    },
+    () => `usage ${JSON.stringify(seen)}, expected ${JSON.stringify(expected)}`,
+  );
 }
 
 /** Reads a JSON body, failing loudly on a non-JSON answer. */

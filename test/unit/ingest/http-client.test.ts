@@ -9,6 +9,7 @@ import {
 } from '../../../src/ingest/http-client.ts';
 import { UpstreamError, type UpstreamFailure } from '../../../src/ingest/errors.ts';
 import { scriptedAgency as agency, type Handler } from '../../support/scripted-agency.ts';
+import { until } from '../../support/until.ts';
 
 const ok =
   (body: string | Buffer, headers: Record<string, string> = {}): Handler =>
@@ -327,8 +328,11 @@ test('a streamed body without Content-Length is cut off as soon as it passes the
   const { client: c, sleeps } = client({ maxBytes: 1000 });
   await rejectsWith(c.get(s.url('/stream')), 'too_large');
   assert.deepEqual(sleeps, []);
-  await new Promise((r) => setTimeout(r, 50));
-  assert.ok(stopped && written < 1_000_000, `the client kept reading (${written} bytes sent)`);
+  await until(
+    () => stopped,
+    () => `the client to hang up (${written} bytes sent)`,
+  );
+  assert.ok(written < 1_000_000, `the client kept reading (${written} bytes sent)`);
   await s.finish();
 });
 

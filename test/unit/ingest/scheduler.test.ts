@@ -1,19 +1,31 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { startDailySchedule } from '../../../src/ingest/scheduler.ts';
+import { until } from '../../support/until.ts';
 
 test('starts one run per UTC day, at or after the configured hour', async () => {
   let now = new Date('2026-11-22T02:00:00Z');
+  let clockReads = 0;
   const runs: string[] = [];
   const schedule = startDailySchedule({
     hourUtc: 4,
-    now: () => now,
+    now: () => {
+      clockReads++;
+      return now;
+    },
     tickMs: 5,
     run: async () => {
       runs.push(now.toISOString());
     },
   });
-  const wait = () => new Promise((r) => setTimeout(r, 30));
+  /** Waits for the schedule to look at the clock a few more times (a few ticks), not for a fixed time. */
+  const wait = async () => {
+    const target = clockReads + 3;
+    await until(
+      () => clockReads >= target,
+      () => `the schedule to tick (${clockReads} clock reads)`,
+    );
+  };
   try {
     await wait();
     assert.deepEqual(runs, [], 'not before the hour');

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { usFdaDevice } from '../../../src/ingest/sources/us-fda-device/index.ts';
+import { usFdaDevice } from '../../../../src/ingest/sources/us-fda-device/index.ts';
 import {
   assertClassifications,
   assertIdentifiersReadByHand,
@@ -10,7 +10,7 @@ import {
   parseSamplePage,
   type ExpectedClassification,
   type ExpectedIdentifier,
-} from '../../support/openfda.ts';
+} from '../../../support/openfda.ts';
 
 /**
  * The identifiers each real device record must yield, written by reading its product_description,

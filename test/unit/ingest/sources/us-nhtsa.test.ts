@@ -2,21 +2,21 @@ import { test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { strToU8, zipSync } from 'fflate';
-import type { RecallDraft } from '../../../src/domain/recall.ts';
-import { UpstreamError } from '../../../src/ingest/errors.ts';
-import { createUpstreamClient } from '../../../src/ingest/http-client.ts';
-import type { PageFetcher, RawPage } from '../../../src/ingest/source.ts';
-import { flatRclUrl } from '../../../src/ingest/sources/us-nhtsa/fetch.ts';
-import { usNhtsa } from '../../../src/ingest/sources/us-nhtsa/index.ts';
-import { forEachFlatRclRow } from '../../../src/ingest/sources/us-nhtsa/parse.ts';
+import type { RecallDraft } from '../../../../src/domain/recall.ts';
+import { UpstreamError } from '../../../../src/ingest/errors.ts';
+import { createUpstreamClient } from '../../../../src/ingest/http-client.ts';
+import type { PageFetcher, RawPage } from '../../../../src/ingest/source.ts';
+import { flatRclUrl } from '../../../../src/ingest/sources/us-nhtsa/fetch.ts';
+import { usNhtsa } from '../../../../src/ingest/sources/us-nhtsa/index.ts';
+import { forEachFlatRclRow } from '../../../../src/ingest/sources/us-nhtsa/parse.ts';
 import {
   narrativeText,
   nhtsaDate,
   partNumberIdentifiers,
-} from '../../../src/ingest/sources/us-nhtsa/normalise.ts';
-import { FLAT_RCL_FIELDS, type FlatRclField } from '../../../src/ingest/sources/us-nhtsa/schema.ts';
-import { requireShared, sharedPath } from '../../support/shared.ts';
-import { scriptedAgency } from '../../support/scripted-agency.ts';
+} from '../../../../src/ingest/sources/us-nhtsa/normalise.ts';
+import { FLAT_RCL_FIELDS, type FlatRclField } from '../../../../src/ingest/sources/us-nhtsa/schema.ts';
+import { requireShared, sharedPath } from '../../../support/shared.ts';
+import { scriptedAgency } from '../../../support/scripted-agency.ts';
 
 const SAMPLE = 'upstream-samples/us-nhtsa/FLAT_RCL-legacy-sample.txt';
 

@@ -1,23 +1,23 @@
 import { test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import type { Identifier, RecallDraft } from '../../../src/domain/recall.ts';
-import { HAZARD_CATEGORIES, REMEDIES } from '../../../src/domain/taxonomy.ts';
-import { UpstreamError } from '../../../src/ingest/errors.ts';
-import { createUpstreamClient } from '../../../src/ingest/http-client.ts';
-import type { FetchContext, PageFetcher, RawPage } from '../../../src/ingest/source.ts';
-import { cpscRecallUrl } from '../../../src/ingest/sources/us-cpsc/fetch.ts';
-import { usCpsc } from '../../../src/ingest/sources/us-cpsc/index.ts';
+import type { Identifier, RecallDraft } from '../../../../src/domain/recall.ts';
+import { HAZARD_CATEGORIES, REMEDIES } from '../../../../src/domain/taxonomy.ts';
+import { UpstreamError } from '../../../../src/ingest/errors.ts';
+import { createUpstreamClient } from '../../../../src/ingest/http-client.ts';
+import type { FetchContext, PageFetcher, RawPage } from '../../../../src/ingest/source.ts';
+import { cpscRecallUrl } from '../../../../src/ingest/sources/us-cpsc/fetch.ts';
+import { usCpsc } from '../../../../src/ingest/sources/us-cpsc/index.ts';
 import {
   cpscDate,
   cpscRemedy,
   cpscUrl,
   isProseModelNoise,
-} from '../../../src/ingest/sources/us-cpsc/normalise.ts';
-import { loadTruth } from '../../support/identifier-truth.ts';
-import { requireShared, sharedPath } from '../../support/shared.ts';
-import { scriptedAgency, type Handler } from '../../support/scripted-agency.ts';
-import { assertSetAside, type BadRecord } from '../../support/set-aside.ts';
+} from '../../../../src/ingest/sources/us-cpsc/normalise.ts';
+import { loadTruth } from '../../../support/identifier-truth.ts';
+import { requireShared, sharedPath } from '../../../support/shared.ts';
+import { scriptedAgency, type Handler } from '../../../support/scripted-agency.ts';
+import { assertSetAside, type BadRecord } from '../../../support/set-aside.ts';
 
 const SAMPLE_FILES = ['recalls-1.json', 'recalls-2.json', 'recalls-3.json'];
 

@@ -3,8 +3,8 @@ import assert from 'node:assert/strict';
 import {
   extractLabelledIdentifiers,
   mergeIdentifiers,
-} from '../../../src/ingest/extract/labelled-identifiers.ts';
-import type { Identifier } from '../../../src/domain/recall.ts';
+} from '../../../../src/ingest/extract/labelled-identifiers.ts';
+import type { Identifier } from '../../../../src/domain/recall.ts';
 
 /** `kind:normalized:confidence:value` strings, in output order, for compact assertions. */
 function ids(text: string): string[] {

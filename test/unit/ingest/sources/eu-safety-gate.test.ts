@@ -2,27 +2,27 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import type { ServerResponse } from 'node:http';
 import { test } from 'node:test';
-import { recallId, type RecallDraft } from '../../../src/domain/recall.ts';
-import { UpstreamError } from '../../../src/ingest/errors.ts';
-import { createUpstreamClient } from '../../../src/ingest/http-client.ts';
-import type { FetchContext, PageFetcher, RawPage } from '../../../src/ingest/source.ts';
-import { isDateLike } from '../../../src/ingest/extract/code-shapes.ts';
-import { barcodeFieldIdentifiers, codeFieldIdentifiers } from '../../../src/ingest/extract/field-codes.ts';
+import { recallId, type RecallDraft } from '../../../../src/domain/recall.ts';
+import { UpstreamError } from '../../../../src/ingest/errors.ts';
+import { createUpstreamClient } from '../../../../src/ingest/http-client.ts';
+import type { FetchContext, PageFetcher, RawPage } from '../../../../src/ingest/source.ts';
+import { isDateLike } from '../../../../src/ingest/extract/code-shapes.ts';
+import { barcodeFieldIdentifiers, codeFieldIdentifiers } from '../../../../src/ingest/extract/field-codes.ts';
 import {
   SAFETY_GATE_LIST_PATH,
   safetyGateReportUrl,
   selectReports,
-} from '../../../src/ingest/sources/eu-safety-gate/fetch.ts';
-import { euSafetyGate } from '../../../src/ingest/sources/eu-safety-gate/index.ts';
+} from '../../../../src/ingest/sources/eu-safety-gate/fetch.ts';
+import { euSafetyGate } from '../../../../src/ingest/sources/eu-safety-gate/index.ts';
 import {
   safetyGateHazard,
   safetyGateRemedy,
   safetyGateSeverity,
-} from '../../../src/ingest/sources/eu-safety-gate/normalise.ts';
-import { parseSafetyGatePage, safetyGateDate } from '../../../src/ingest/sources/eu-safety-gate/schema.ts';
-import { scriptedAgency } from '../../support/scripted-agency.ts';
+} from '../../../../src/ingest/sources/eu-safety-gate/normalise.ts';
+import { parseSafetyGatePage, safetyGateDate } from '../../../../src/ingest/sources/eu-safety-gate/schema.ts';
+import { scriptedAgency } from '../../../support/scripted-agency.ts';
 
-const FIXTURES = new URL('../../fixtures/eu-safety-gate/', import.meta.url);
+const FIXTURES = new URL('../../../fixtures/eu-safety-gate/', import.meta.url);
 const fixture = (name: string): Buffer => readFileSync(new URL(name, FIXTURES));
 const REPORTS = ['report-10000910.xml', 'report-10000911.xml', 'report-10000912.xml'];
 

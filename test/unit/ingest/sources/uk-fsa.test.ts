@@ -2,17 +2,22 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import type { ServerResponse } from 'node:http';
 import { test } from 'node:test';
-import type { RecallDraft } from '../../../src/domain/recall.ts';
-import { UpstreamError } from '../../../src/ingest/errors.ts';
-import { createUpstreamClient } from '../../../src/ingest/http-client.ts';
-import type { FetchContext, PageFetcher, RawPage } from '../../../src/ingest/source.ts';
-import { FSA_PAGE_LIMIT, fsaListUrl, fsaSince } from '../../../src/ingest/sources/uk-fsa/fetch.ts';
-import { ukFsa } from '../../../src/ingest/sources/uk-fsa/index.ts';
-import { fsaAlertType, fsaDate, fsaHazard, fsaRemedy } from '../../../src/ingest/sources/uk-fsa/normalise.ts';
-import { scriptedAgency } from '../../support/scripted-agency.ts';
-import { assertSetAside, type BadRecord } from '../../support/set-aside.ts';
+import type { RecallDraft } from '../../../../src/domain/recall.ts';
+import { UpstreamError } from '../../../../src/ingest/errors.ts';
+import { createUpstreamClient } from '../../../../src/ingest/http-client.ts';
+import type { FetchContext, PageFetcher, RawPage } from '../../../../src/ingest/source.ts';
+import { FSA_PAGE_LIMIT, fsaListUrl, fsaSince } from '../../../../src/ingest/sources/uk-fsa/fetch.ts';
+import { ukFsa } from '../../../../src/ingest/sources/uk-fsa/index.ts';
+import {
+  fsaAlertType,
+  fsaDate,
+  fsaHazard,
+  fsaRemedy,
+} from '../../../../src/ingest/sources/uk-fsa/normalise.ts';
+import { scriptedAgency } from '../../../support/scripted-agency.ts';
+import { assertSetAside, type BadRecord } from '../../../support/set-aside.ts';
 
-const FIXTURE = readFileSync(new URL('../../fixtures/uk-fsa/page-0001.json', import.meta.url));
+const FIXTURE = readFileSync(new URL('../../../fixtures/uk-fsa/page-0001.json', import.meta.url));
 
 const FOOD = { category: 'food', brands: [], models: [] };
 

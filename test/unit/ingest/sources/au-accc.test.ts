@@ -1,16 +1,16 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
-import type { RecallDraft } from '../../../src/domain/recall.ts';
-import { UpstreamError } from '../../../src/ingest/errors.ts';
-import { createUpstreamClient } from '../../../src/ingest/http-client.ts';
-import type { FetchContext, PageFetcher, RawPage } from '../../../src/ingest/source.ts';
-import { ACCC_FEED_PATH, acccFeedUrl, auAccc } from '../../../src/ingest/sources/au-accc/index.ts';
-import { acccDate } from '../../../src/ingest/sources/au-accc/normalise.ts';
-import { htmlText, noticeFields } from '../../../src/ingest/sources/au-accc/notice-html.ts';
-import { scriptedAgency } from '../../support/scripted-agency.ts';
+import type { RecallDraft } from '../../../../src/domain/recall.ts';
+import { UpstreamError } from '../../../../src/ingest/errors.ts';
+import { createUpstreamClient } from '../../../../src/ingest/http-client.ts';
+import type { FetchContext, PageFetcher, RawPage } from '../../../../src/ingest/source.ts';
+import { ACCC_FEED_PATH, acccFeedUrl, auAccc } from '../../../../src/ingest/sources/au-accc/index.ts';
+import { acccDate } from '../../../../src/ingest/sources/au-accc/normalise.ts';
+import { htmlText, noticeFields } from '../../../../src/ingest/sources/au-accc/notice-html.ts';
+import { scriptedAgency } from '../../../support/scripted-agency.ts';
 
-const FIXTURE = readFileSync(new URL('../../fixtures/au-accc/feed.xml', import.meta.url));
+const FIXTURE = readFileSync(new URL('../../../fixtures/au-accc/feed.xml', import.meta.url));
 const RECALLS = 'https://www.productsafety.gov.au/recalls/';
 
 /** Every fixture item, as it must normalise (written by hand from the fixture file). */
@@ -246,7 +246,7 @@ test('describes the feed: meta and licence', () => {
 
 test('reads the feed in the shape served in August 2026: no PRA number, escaped HTML, lists of codes', () => {
   // test/fixtures/shapes/au-accc-2026-08.xml: project-written, in the shape of the real feed.
-  const body = readFileSync(new URL('../../fixtures/shapes/au-accc-2026-08.xml', import.meta.url));
+  const body = readFileSync(new URL('../../../fixtures/shapes/au-accc-2026-08.xml', import.meta.url));
   const { drafts, setAside, dataAsOf } = auAccc.parse({ name: 'feed.xml', body });
   assert.deepEqual(setAside, []);
   assert.equal(dataAsOf, '2026-08-27');

@@ -5,14 +5,14 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { Identifier, RecallDraft } from '../../../src/domain/recall.ts';
-import { createArchive } from '../../../src/ingest/archive.ts';
-import { createConditionalFetcher } from '../../../src/ingest/conditional-fetcher.ts';
-import { UpstreamError } from '../../../src/ingest/errors.ts';
-import { createUpstreamClient } from '../../../src/ingest/http-client.ts';
-import type { FetchContext, PageFetcher, RawPage } from '../../../src/ingest/source.ts';
-import { fsisRecallsUrl } from '../../../src/ingest/sources/us-fsis/fetch.ts';
-import { decodeEntities, htmlToLines } from '../../../src/ingest/extract/html-text.ts';
+import type { Identifier, RecallDraft } from '../../../../src/domain/recall.ts';
+import { createArchive } from '../../../../src/ingest/archive.ts';
+import { createConditionalFetcher } from '../../../../src/ingest/conditional-fetcher.ts';
+import { UpstreamError } from '../../../../src/ingest/errors.ts';
+import { createUpstreamClient } from '../../../../src/ingest/http-client.ts';
+import type { FetchContext, PageFetcher, RawPage } from '../../../../src/ingest/source.ts';
+import { fsisRecallsUrl } from '../../../../src/ingest/sources/us-fsis/fetch.ts';
+import { decodeEntities, htmlToLines } from '../../../../src/ingest/extract/html-text.ts';
 import {
   fsisDate,
   fsisHazard,
@@ -20,17 +20,17 @@ import {
   fsisRemedy,
   fsisSeverity,
   fsisUrl,
-} from '../../../src/ingest/sources/us-fsis/normalise.ts';
+} from '../../../../src/ingest/sources/us-fsis/normalise.ts';
 import {
   contactParts,
   hasPhoneOrEmail,
   pressReleaseLines,
-} from '../../../src/ingest/sources/us-fsis/press-release.ts';
-import { usFsis } from '../../../src/ingest/sources/us-fsis/index.ts';
-import { scriptedAgency } from '../../support/scripted-agency.ts';
-import { assertSetAside, type BadRecord } from '../../support/set-aside.ts';
+} from '../../../../src/ingest/sources/us-fsis/press-release.ts';
+import { usFsis } from '../../../../src/ingest/sources/us-fsis/index.ts';
+import { scriptedAgency } from '../../../support/scripted-agency.ts';
+import { assertSetAside, type BadRecord } from '../../../support/set-aside.ts';
 
-const FIXTURES = fileURLToPath(new URL('../../fixtures/us-fsis/', import.meta.url));
+const FIXTURES = fileURLToPath(new URL('../../../fixtures/us-fsis/', import.meta.url));
 const MAIN = 'recall-v1.json';
 const JUNE_SHAPE = 'recall-v1-2026-06-shape.json';
 

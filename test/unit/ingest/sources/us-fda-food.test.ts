@@ -1,17 +1,17 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { UpstreamError } from '../../../src/ingest/errors.ts';
-import { usFdaFood } from '../../../src/ingest/sources/us-fda-food/index.ts';
-import { compactToIsoDate as openFdaDate } from '../../../src/domain/dates.ts';
-import { productTitle } from '../../../src/ingest/sources/openfda/normalise.ts';
+import { UpstreamError } from '../../../../src/ingest/errors.ts';
+import { usFdaFood } from '../../../../src/ingest/sources/us-fda-food/index.ts';
+import { compactToIsoDate as openFdaDate } from '../../../../src/domain/dates.ts';
+import { productTitle } from '../../../../src/ingest/sources/openfda/normalise.ts';
 import {
   assertIdentifiersReadByHand,
   assertOpenFdaMeta,
   loadSamplePage,
   parseSamplePage,
   type ExpectedIdentifier,
-} from '../../support/openfda.ts';
-import { assertSetAside, type BadRecord } from '../../support/set-aside.ts';
+} from '../../../support/openfda.ts';
+import { assertSetAside, type BadRecord } from '../../../support/set-aside.ts';
 
 /**
  * The identifiers each real record must yield, written by reading its product_description,

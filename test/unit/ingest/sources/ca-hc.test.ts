@@ -2,23 +2,23 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import type { RecallDraft } from '../../../src/domain/recall.ts';
-import { UpstreamError } from '../../../src/ingest/errors.ts';
-import { createUpstreamClient } from '../../../src/ingest/http-client.ts';
-import type { FetchContext, PageFetcher, RawPage } from '../../../src/ingest/source.ts';
-import { hcDumpUrl } from '../../../src/ingest/sources/ca-hc/fetch.ts';
-import { caHc } from '../../../src/ingest/sources/ca-hc/index.ts';
+import type { RecallDraft } from '../../../../src/domain/recall.ts';
+import { UpstreamError } from '../../../../src/ingest/errors.ts';
+import { createUpstreamClient } from '../../../../src/ingest/http-client.ts';
+import type { FetchContext, PageFetcher, RawPage } from '../../../../src/ingest/source.ts';
+import { hcDumpUrl } from '../../../../src/ingest/sources/ca-hc/fetch.ts';
+import { caHc } from '../../../../src/ingest/sources/ca-hc/index.ts';
 import {
   hcCategory,
   hcClassLabel,
   hcDate,
   hcSeverity,
   hcUrl,
-} from '../../../src/ingest/sources/ca-hc/normalise.ts';
-import { scriptedAgency } from '../../support/scripted-agency.ts';
-import { assertSetAside, type BadRecord } from '../../support/set-aside.ts';
+} from '../../../../src/ingest/sources/ca-hc/normalise.ts';
+import { scriptedAgency } from '../../../support/scripted-agency.ts';
+import { assertSetAside, type BadRecord } from '../../../support/set-aside.ts';
 
-const DUMP = fileURLToPath(new URL('../../fixtures/ca-hc/HCRSAMOpenData.json', import.meta.url));
+const DUMP = fileURLToPath(new URL('../../../fixtures/ca-hc/HCRSAMOpenData.json', import.meta.url));
 
 function dump(): Buffer {
   return readFileSync(DUMP);
@@ -464,7 +464,7 @@ test('an agency error surfaces as an UpstreamError from fetch', async (t) => {
 
 test('reads the dump in the shape served in June 2026: absolute URLs, Transport Canada rows, trailing spaces', () => {
   // test/fixtures/shapes/ca-hc-2026-06.json: project-written, in the shape of the real dump.
-  const body = readFileSync(new URL('../../fixtures/shapes/ca-hc-2026-06.json', import.meta.url));
+  const body = readFileSync(new URL('../../../fixtures/shapes/ca-hc-2026-06.json', import.meta.url));
   const { drafts, setAside, dataAsOf } = caHc.parse({ name: 'HCRSAMOpenData.json', body });
   assert.deepEqual(setAside, []);
   assert.equal(dataAsOf, '2026-06-30');

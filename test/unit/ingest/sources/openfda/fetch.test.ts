@@ -1,9 +1,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { UpstreamError } from '../../../src/ingest/errors.ts';
-import type { FetchContext, PageFetcher, RawPage } from '../../../src/ingest/source.ts';
-import { fetchOpenFdaEnforcement, openFdaSliceUrl } from '../../../src/ingest/sources/openfda/fetch.ts';
-import { usFdaFood } from '../../../src/ingest/sources/us-fda-food/index.ts';
+import { UpstreamError } from '../../../../../src/ingest/errors.ts';
+import type { FetchContext, PageFetcher, RawPage } from '../../../../../src/ingest/source.ts';
+import { fetchOpenFdaEnforcement, openFdaSliceUrl } from '../../../../../src/ingest/sources/openfda/fetch.ts';
+import { usFdaFood } from '../../../../../src/ingest/sources/us-fda-food/index.ts';
 
 const BASE = 'https://openfda.test';
 
