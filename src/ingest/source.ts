@@ -1,19 +1,15 @@
-/**
- * What every agency adapter provides. Fetching yields raw pages exactly as served; parsing is
- * pure (no I/O, no clock), so archived pages can be replayed and real records tested offline.
- */
+/** What every agency adapter provides: fetch yields pages as served; parse is pure, so archives replay. */
 import type { RecallDraft } from '../domain/recall.ts';
 
 /** Static facts about a source feed, served by /v1/sources and /v1/health. */
 export interface SourceMeta {
-  /** Source feed id, e.g. `us-fda-food`. */
   id: string;
   agency: string;
-  /** Jurisdiction code as published (ISO 3166-1 alpha-2 or `EU`). */
+  /** ISO 3166-1 alpha-2, or `EU`. */
   jurisdiction: string;
   licence: { id: string; url: string; attribution: string };
   homepage: string;
-  /** Free-text observed update cadence, for people. */
+  /** Observed update cadence, in words. */
   cadence: string;
   /** How often the source is expected to change, in hours; twice this is "stale". */
   cadenceHours: number;
@@ -23,62 +19,50 @@ export interface SourceMeta {
 
 /** One response body as the agency served it (or one file of an offline mirror). */
 export interface RawPage {
-  /** A stable name for the page within its run, used as its archive file name (`page-0001.json`). */
+  /** Stable name within the run; the archive file name (`page-0001.json`). */
   name: string;
   body: Buffer;
-  /** The address it was fetched from, when fetched. */
   url?: string;
 }
 
 /** A record of a page that could not be read: left out of the run, with the reason. */
 export interface SetAside {
-  /** Where it was: its place on the page and, when it could be read, the agency's record id. */
+  /** Its place on the page and, when readable, the agency's record id. */
   record: string;
   reason: string;
 }
 
 /** The result of parsing one page. */
 export interface ParsedPage {
-  /** The agency's own freshness stamp for this page (ISO date or date-time), if it carries one. */
+  /** The agency's own freshness stamp (ISO date or date-time), if the page carries one. */
   dataAsOf: string | null;
   drafts: RecallDraft[];
-  /** Records of the page that could not be read; the rest of the page is read without them. */
   setAside: SetAside[];
 }
 
-/** A GET against an agency, with the policy (timeouts, retries, caps) applied by the caller. */
+/** A GET against an agency; the caller applies timeouts, retries and caps. */
 export interface PageFetcher {
-  /**
-   * Fetches one address and returns its body. Conditional GET is applied behind this call: when
-   * the agency answers 304, the body archived from the previous run is returned.
-   * Throws UpstreamError on any agency-side failure (after retries).
-   */
+  /** Returns the body; on 304 the previously archived body. Throws UpstreamError after retries. */
   get(url: string, init?: { headers?: Record<string, string> }): Promise<{ status: number; body: Buffer }>;
 }
 
 /** Everything an adapter's fetch may use. */
 export interface FetchContext {
-  /** Base address of the feed (the default or its override). */
   baseUrl: string;
   fetcher: PageFetcher;
   /** The run's clock reading, for date-sliced paging. */
   now: Date;
-  /**
-   * When this source last succeeded (null on its first run, or when forced to rebuild from
-   * scratch): incremental feeds fetch what changed since then, with a safety margin.
-   */
+  /** Last success (null on first run or forced rebuild): incremental feeds fetch from here, less a margin. */
   since: Date | null;
 }
 
+/** One agency feed: its facts, how to fetch it, and how to parse its pages. */
 export interface SourceAdapter {
   meta: SourceMeta;
   /** Fetches the whole feed, yielding each page as served. Throws UpstreamError on failures. */
   fetch(ctx: FetchContext): AsyncIterable<RawPage>;
-  /** Whether a file of an offline mirror folder (`DIR/<source-id>/<name>`) is a page of this feed. */
+  /** Whether an offline-mirror file (`DIR/<source-id>/<name>`) is a page of this feed. */
   acceptsFile(name: string): boolean;
-  /**
-   * Parses one page into drafts. Pure. A record that cannot be read is set aside with its
-   * reason; throws UpstreamError('format') when the page itself does not have a known shape.
-   */
+  /** Pure. Unreadable records are set aside; throws UpstreamError('format') for an unknown page shape. */
   parse(page: RawPage): ParsedPage;
 }

@@ -1,52 +1,34 @@
-/**
- * What differs between the two storage engines. Everything else is shared query-builder code;
- * the few statements one engine spells differently live in its own file under engines/.
- */
+/** What differs between the SQLite and PostgreSQL engines; the rest is shared query-builder code. */
 import type { ColumnDataType, CompiledQuery, Expression, Kysely, SqlBool, Transaction } from 'kysely';
 import type { Database } from './schema.ts';
 
-/**
- * A statement prepared once and run many times straight on the driver: the hot read paths and
- * the quota update skip the query builder's per-call compilation and the driver's re-parse.
- */
+/** A statement prepared once and run many times on the driver (no per-call compile or re-parse). */
 export interface Prepared<R> {
-  /** The rows of a query. */
   all(params: readonly unknown[]): Promise<R[]>;
-  /** Runs a write; the number of rows it changed. */
+  /** Runs a write; returns the number of rows changed. */
   run(params: readonly unknown[]): Promise<number>;
 }
 
 /** Distinct statements an engine keeps prepared; past this, statements are prepared per call. */
 export const PREPARED_LIMIT = 500;
 
+/** A storage engine: its Kysely handle and the few statements each engine spells its own way. */
 export interface Engine {
   readonly name: 'sqlite' | 'postgres';
   readonly db: Kysely<Database>;
-  /**
-   * Column type for text. PostgreSQL compares text by the database's collation, which may
-   * ignore punctuation; keys and keyset positions must compare byte-wise on both engines.
-   */
+  /** Text column type, comparing byte-wise on both engines (a PostgreSQL collation may skip punctuation). */
   readonly textType: ColumnDataType | Expression<unknown>;
-  /** Column type of an auto-incrementing integer primary key. */
   readonly serialPrimaryKey: 'integer' | 'bigserial';
   /** Statements that make stored receipts refuse UPDATE and DELETE (and TRUNCATE where it exists). */
   receiptImmutabilitySql(): string[];
-  /**
-   * Prepares a statement: text with positional `?` placeholders, or a query compiled by `db`
-   * (already in this engine's dialect). The same text returns the same statement while it is
-   * among the PREPARED_LIMIT kept.
-   */
+  /** Prepares `?`-placeholder text or a query compiled by `db`; reused while among PREPARED_LIMIT kept. */
   prepare<R = Record<string, unknown>>(query: string | CompiledQuery<R>): Prepared<R>;
-  /**
-   * The condition `column` is one of the list passed as the one parameter `list` (`listParam`
-   * encodes it): `in (select value from json_each(?))` on SQLite, `= any(?)` on PostgreSQL.
-   */
+  /** `column` is in `list` (encoded by `listParam`): `json_each(?)` on SQLite, `= any(?)` on PostgreSQL. */
   inList(column: Expression<string | null>, list: unknown): Expression<SqlBool>;
   listParam(values: readonly string[]): unknown;
   /**
-   * Inserts rows (values in `columns` order) inside the caller's open transaction, the engine's
-   * fastest way: one prepared single-row statement per row on SQLite (in-process, no parse),
-   * array-parameter multi-row statements on PostgreSQL. `integers` names the integer columns.
+   * Bulk insert inside the caller's transaction, values in `columns` order: prepared single-row
+   * statements on SQLite, array-parameter multi-row statements on PostgreSQL.
    */
   insertRows<T extends keyof Database>(
     trx: Transaction<Database>,
@@ -55,6 +37,5 @@ export interface Engine {
     rows: readonly (readonly unknown[])[],
     integers?: readonly (keyof Database[T] & string)[],
   ): Promise<void>;
-  /** Releases connections. */
   close(): Promise<void>;
 }

@@ -1,8 +1,4 @@
-/**
- * The GS1 application identifiers (AIs) this parser knows: value lengths, character sets,
- * which carry a check digit, and which need no FNC1 after them (GS1 General Specifications).
- */
-
+/** The GS1 application identifiers (AIs) this parser knows (GS1 General Specifications). */
 /** One AI and its value. */
 export interface Gs1Element {
   ai: string;
@@ -57,10 +53,7 @@ const AI_TABLE: readonly AiSpec[] = [
 /** AIs whose value ends in a GS1 mod-10 check digit. */
 export const CHECKED_AIS = /^(00|0[1-3]|41[0-7]|80(17|18))$/;
 
-/**
- * AI prefixes of predefined length, which need no FNC1 after them in unbracketed data:
- * prefix → value length (GS1 General Specifications figure 7.8.5-2).
- */
+/** AI prefixes of predefined length (no FNC1 after them) → value length (GS1 GenSpecs fig. 7.8.5-2). */
 // prettier-ignore
 export const PREDEFINED_LENGTH: Readonly<Record<string, number>> = {
   '00': 18, '01': 14, '02': 14, '03': 14, '04': 16,

@@ -1,13 +1,8 @@
-/**
- * GS1 check-digit arithmetic and the code conversions that rest on it: the mod-10 check
- * digit of GTINs and SSCCs, UPC-E to UPC-A expansion, and ISBN-10 to its 978 EAN-13.
- */
-
-/** The GS1 mod-10 check digit for `body` (all digits of a code except its check digit). */
+/** GS1 mod-10 check digits, UPC-E to UPC-A expansion, and ISBN-10 to its 978 EAN-13. */
+/** The GS1 mod-10 check digit for `body` (the code without its check digit). */
 export function gs1CheckDigit(body: string): number {
   let sum = 0;
   for (let i = 0; i < body.length; i++) {
-    // The digit next to the check digit weighs 3, then 1, 3, 1 … leftwards.
     const weight = (body.length - i) % 2 === 1 ? 3 : 1;
     sum += Number(body.charAt(i)) * weight;
   }
@@ -19,11 +14,7 @@ export function hasValidGs1CheckDigit(code: string): boolean {
   return /^\d{2,}$/.test(code) && gs1CheckDigit(code.slice(0, -1)) === Number(code.slice(-1));
 }
 
-/**
- * Expands an 8-digit UPC-E (number system 0 or 1) into its 12-digit UPC-A, keeping the
- * printed check digit (it is verified on the UPC-A by the caller). `undefined` if the value
- * is not an 8-digit UPC-E.
- */
+/** The UPC-A of an 8-digit UPC-E (number system 0 or 1), printed check digit kept; else undefined. */
 export function expandUpcE(upcE: string): string | undefined {
   if (!/^[01]\d{7}$/.test(upcE)) return undefined;
   const ns = upcE.charAt(0);

@@ -1,11 +1,8 @@
-/**
- * GS1 Digital Link URIs (`https://id.example/01/09520123456788/10/ABC1?17=251231`): the AIs of
- * the path after any stem, convenience names (`/gtin/`), the query, percent-decoding.
- */
+/** GS1 Digital Link URIs (`https://id.example/01/09520123456788/10/ABC1?17=251231`). */
 import { aiSpec, type Gs1Element } from './gs1-ai.ts';
 import { reject, type Rejection } from './kinds.ts';
 
-/** Digital Link primary-key AIs (those that may start the AI part of a DL path). */
+/** Primary-key AIs, which may start the AI part of a DL path. */
 const DL_PRIMARY_KEYS = new Set([
   '00',
   '01',
@@ -39,7 +36,7 @@ function decode(component: string): string | undefined {
   }
 }
 
-/** Reads a GS1 Digital Link URI: AIs from the path (after any stem) and from the query. */
+/** AIs from the path (after any stem, convenience names allowed) and the query, percent-decoded. */
 export function readDigitalLink(uri: string): Gs1Element[] | Rejection {
   const m = /^https?:\/\/[^/?#\s]+([^?#\s]*)(?:\?([^#\s]*))?(?:#\S*)?$/i.exec(uri);
   if (!m) return reject('invalid_characters', 'not a well-formed Digital Link URI');
@@ -95,7 +92,7 @@ export function readDigitalLink(uri: string): Gs1Element[] | Rejection {
     }
     // Other query parameters (linkType, context …) are not GS1 data.
   }
-  // A DL path may carry a GTIN-8, -12 or -13; it is the same GTIN padded to 14 digits.
+  // A DL path may carry a GTIN-8, -12 or -13: pad to 14.
   for (const el of elements) {
     if (el.ai === '01' && /^(\d{8}|\d{12}|\d{13})$/.test(el.value)) el.value = el.value.padStart(14, '0');
   }

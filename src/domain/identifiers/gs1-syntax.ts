@@ -1,8 +1,4 @@
-/**
- * GS1 data in the carriers it arrives in: element strings (`(01)…(10)…`, or unbracketed with
- * FNC1/GS separators), scans with a symbology identifier (`]E0`, `]d2`, `]C1`, `]Q1` …) and
- * GS1 Digital Link URIs, read into their AIs and validated against the AI table.
- */
+/** GS1 element strings, symbology-prefixed scans and Digital Link URIs, read into AIs and validated. */
 import { CHECKED_AIS, CSET82, PREDEFINED_LENGTH, aiLengthAt, aiSpec, type Gs1Element } from './gs1-ai.ts';
 import { gs1CheckDigit, hasValidGs1CheckDigit } from './gs1-check-digits.ts';
 import { readDigitalLink } from './gs1-digital-link.ts';
@@ -10,17 +6,16 @@ import { reject, type Rejection } from './kinds.ts';
 
 export type { Gs1Element } from './gs1-ai.ts';
 
-/** The ASCII group separator, which stands for FNC1 in scanned unbracketed element strings. */
+/** ASCII group separator: FNC1 in scanned unbracketed element strings. */
 export const GS = '\x1d';
 
 /** GS1 data read from an element string, a scan or a Digital Link. */
 export interface Gs1Data {
   syntax: 'element-string' | 'digital-link' | 'ean-scan';
-  /** Every AI in the order found. */
   elements: Gs1Element[];
   /** The GTIN of AI 01 as 14 digits, its check digit verified; null when there is no AI 01. */
   gtin: string | null;
-  /** The lot of AI 10 exactly as encoded (percent-decoded for a Digital Link); null if absent. */
+  /** AI 10 as encoded (percent-decoded for a Digital Link); null if absent. */
   lot: string | null;
 }
 
@@ -46,11 +41,7 @@ export function splitSymbology(value: string): Symbology | undefined {
   return { id, family: 'other', payload };
 }
 
-/**
- * Whether a value is written in a GS1 syntax rather than as a bare code: a bracketed element
- * string, a Digital Link (`http(s)://…`), a scan with a symbology identifier, or unbracketed
- * data marked by FNC1 (a leading `^` or a GS character).
- */
+/** Whether a value is GS1 syntax: bracketed, a Digital Link, a symbology scan, or FNC1-marked (`^` or GS). */
 export function looksLikeGs1Syntax(value: string): boolean {
   return (
     /^\(\d{2,4}\)/.test(value) ||
@@ -111,7 +102,6 @@ function readUnbracketed(raw: string): Gs1Element[] | Rejection {
   return elements;
 }
 
-/** Checks each element against the AI table and collects the GTIN and lot. */
 function validate(syntax: Gs1Data['syntax'], elements: Gs1Element[]): Gs1ParseResult {
   if (elements.length === 0) return reject('empty', 'the GS1 data holds no application identifiers');
   const seen = new Map<string, string>();
@@ -152,12 +142,8 @@ function finish(syntax: Gs1Data['syntax'], read: Gs1Element[] | Rejection): Gs1P
 }
 
 /**
- * Parses GS1 data into its AIs: a bracketed element string (`(01)…(17)…(10)…`), unbracketed
- * data with FNC1 as GS or a leading `^` (`0112312312312333` `10ABC123` GS `99…`), a scan with a
- * symbology identifier (`]d2`, `]C1`, `]e0`, `]Q3`, `]J1` for AI data; `]E0`/`]E4` for an
- * EAN/UPC; `]Q1` and others for plain data such as a Digital Link), or a GS1 Digital Link URI
- * (path after any stem, query, percent-decoding, convenience names such as `/gtin/`).
- * Validates lengths, character sets and check digits; `gtin` is AI 01 and `lot` AI 10.
+ * Parses bracketed or unbracketed element strings, symbology scans (`]d2`, `]C1`, `]e0`, `]Q3`,
+ * `]J1` AI data; `]E0`/`]E4` EAN/UPC; others plain) and Digital Links; validates each AI.
  */
 export function parseGs1(value: string): Gs1ParseResult {
   const text = value.trim();
@@ -166,7 +152,7 @@ export function parseGs1(value: string): Gs1ParseResult {
     const { family, payload } = symbology;
     if (family === 'gs1') return finish('element-string', readUnbracketed(payload));
     if (family === 'other') return parseGs1(payload);
-    // EAN/UPC scan: 13 digits (]E0), 8 (]E4), or 13 followed by a 2- or 5-digit add-on (]E3).
+    // ]E0: 13 digits, ]E4: 8, ]E3: 13 plus a 2- or 5-digit add-on.
     const digits = /^(\d{13})(\d{2}|\d{5})?$|^(\d{8})$/.exec(payload);
     if (!digits) return reject('invalid_length', `scan ${symbology.id} does not carry an EAN-13 or EAN-8`);
     return finish('ean-scan', [{ ai: '01', value: (digits[1] ?? digits[3] ?? '').padStart(14, '0') }]);

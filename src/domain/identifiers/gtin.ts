@@ -1,20 +1,14 @@
-/**
- * GTIN-8/12/13/14 as the kinds `gtin`, `upc` and `ean`, bare or in any GS1 syntax
- * (../shared/spec/identifiers.md, "gtin, upc, ean"); the canonical GTIN is 14 digits.
- */
+/** `gtin`, `upc`, `ean` (bare or GS1 syntax) as GTIN-14 (../shared/spec/identifiers.md, "Rules per kind"). */
 import { expandUpcE, gs1CheckDigit, isbn10ToIsbn13 } from './gs1-check-digits.ts';
 import { looksLikeGs1Syntax, parseGs1, splitSymbology, type Gs1ParseResult } from './gs1-syntax.ts';
 import { reject, type Rejection } from './kinds.ts';
 
 /** The kinds that take the GTIN rules. */
 export type GtinKind = 'gtin' | 'upc' | 'ean';
-/** The outcome of the GTIN rules: a 14-digit GTIN, or why there is none. */
+/** A 14-digit GTIN, or why there is none. */
 export type GtinResult = { ok: true; normalized: string } | Rejection;
 
-/**
- * A GTIN of 8, 12, 13 or 14 digits as 14 digits once its check digit verifies; `what` opens
- * the refusal's detail when the code was read in some way first.
- */
+/** 8–14 digits as a GTIN-14 once the check digit verifies; `what` opens the refusal's detail. */
 export function checkedGtin(code: string, what = ''): GtinResult {
   const expected = gs1CheckDigit(code.slice(0, -1));
   if (expected !== Number(code.slice(-1))) {
@@ -23,7 +17,6 @@ export function checkedGtin(code: string, what = ''): GtinResult {
   return { ok: true, normalized: code.padStart(14, '0') };
 }
 
-/** The length rules applied to a bare run of digits. */
 function byLength(kind: GtinKind, digits: string): GtinResult {
   switch (digits.length) {
     case 14:
@@ -35,7 +28,7 @@ function byLength(kind: GtinKind, digits: string): GtinResult {
       return upcA ? checkedGtin(upcA, `UPC-E expanded to UPC-A ${upcA}, but its `) : checkedGtin(digits);
     }
     case 11:
-      // A 12-digit code whose leading zero a spreadsheet dropped; the check digit must hold.
+      // A UPC-A whose leading zero a spreadsheet dropped.
       return checkedGtin(`0${digits}`, 'read as a UPC-A that lost its leading zero, the ');
     case 10: {
       const isbn13 = kind === 'upc' ? undefined : isbn10ToIsbn13(digits);
@@ -62,13 +55,8 @@ function fromGs1(parsed: Gs1ParseResult): GtinResult {
 }
 
 /**
- * Normalises a `gtin`, `upc` or `ean` to 14 digits. Spaces, hyphens and dots go; the rest
- * must be digits, unless the whole value is GS1 syntax (see {@link parseGs1}), whose AI 01 is
- * taken. By length: 14, 13, 12 digits are check-digit verified; 8 digits are a UPC-E for `upc`
- * starting with 0 or 1 (expanded to UPC-A, then verified), else a GTIN-8; 11 digits are a
- * UPC-A that lost its leading zero (accepted only if the check digit then holds); 10 digits
- * are, for `ean` and `gtin`, an ISBN-10 converted to its 978 EAN-13. A check digit is never
- * repaired or invented.
+ * Spaces, hyphens, dots go; GS1 syntax yields its AI 01. 8 digits are UPC-E for `upc` (0/1 first),
+ * 11 a UPC-A missing its zero, 10 an ISBN-10 (not `upc`). A check digit is never repaired.
  */
 export function normaliseGtin(kind: GtinKind, value: string): GtinResult {
   const text = value.trim();

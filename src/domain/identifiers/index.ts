@@ -1,7 +1,4 @@
-/**
- * Product identifiers: kinds, the shared normaliser, the per-family rules and the matching
- * key space. Pure functions, no I/O.
- */
+/** Product identifiers: kinds, the shared normaliser, per-family rules and match keys. Pure. */
 export {
   CONFIDENCES,
   IDENTIFIER_KINDS,

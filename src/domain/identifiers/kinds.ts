@@ -1,13 +1,12 @@
-/**
- * The nine identifier kinds of the contract, the reasons a value can be refused, and the
- * result type of the one normaliser that ingestion, lookups and checks all share.
- */
+/** The identifier kinds, rejection reasons, and the result type of the one shared normaliser. */
 import { StringEnum } from '../json-schema.ts';
 
+/** The nine identifier kinds of the contract. */
 export const IDENTIFIER_KINDS = ['gtin', 'upc', 'ean', 'vin', 'ndc', 'udi', 'model', 'lot', 'batch'] as const;
 export type IdentifierKind = (typeof IDENTIFIER_KINDS)[number];
 export const IdentifierKindSchema = StringEnum(IDENTIFIER_KINDS, { $id: 'IdentifierKind' });
 
+/** Why a value can be refused. */
 export const REJECTION_REASONS = [
   'unknown_kind',
   'empty',
@@ -34,7 +33,7 @@ export type Normalised =
       kind: IdentifierKind;
       /** Canonical form used for matching (GTIN-14 digits, `hibcc:<DI>`, 11- or 9-digit NDC, …). */
       normalized: string;
-      /** For VINs: whether the position-9 check digit holds. Undefined for other kinds. */
+      /** VINs only: whether the position-9 check digit holds. */
       checkDigitValid?: boolean;
       /** For UDIs carrying a lot (AI 10, HIBCC or ICCBBA lot): that lot, to store separately. */
       lot?: string;
@@ -49,7 +48,7 @@ export function reject(reason: RejectionReason, detail: string): Rejection {
   return { ok: false, reason, detail };
 }
 
-/** Parses a kind as supplied by a caller: case-insensitive, trimmed. */
+/** Case-insensitive and trimmed. */
 export function parseKind(kind: string): IdentifierKind | undefined {
   const k = kind.trim().toLowerCase();
   return (IDENTIFIER_KINDS as readonly string[]).includes(k) ? (k as IdentifierKind) : undefined;

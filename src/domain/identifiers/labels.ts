@@ -1,33 +1,18 @@
-/**
- * Text preparation shared by every identifier kind (../shared/spec/identifiers.md,
- * "Before any rule"): Unicode NFKC, one ASCII hyphen for every Unicode dash, no invisible format
- * characters, trimmed, and a leading label such as `UPC:`, `Lot #` or `Model/Catalog Number:`
- * removed.
- */
+/** Text preparation before any kind's rule (../shared/spec/identifiers.md, "Rules per kind"). */
 
-/**
- * Label words that name an identifier outright. Followed by any separator (even a single
- * space) they are a label: `UPC 0 50428 54100 5`, `NDC 0065-0474-01`, `Lot 102492`.
- */
+/** Label words that name an identifier outright, so even one space separates: `UPC 0 50428 54100 5`. */
 const STRONG_WORD =
   String.raw`(?:UPC(?:[- ]?[AE])?S?|EAN(?:[- ]?(?:13|8))?S?|GTIN(?:[- ]?(?:8|12|13|14))?S?|ISBN(?:[- ]?1[03])?S?` +
   String.raw`|NDCS?|VINS?|UDI(?:[- ]?DI)?S?|LOT(?:S|\(S\))?|BATCH(?:ES|\(ES\))?|MODEL(?:S|\(S\))?` +
   String.raw`|CATALOG(?:UE)?|P\/N|SKUS?|REF)`;
 
-/**
- * Words that are a label only with a suffix (`Item No.`, `Product Code`) or a `:`/`#`
- * separator (`Code: X`), because on their own they also start real values (`CAT 320`).
- */
+/** Label words only with a suffix (`Item No.`) or `:`/`#`: alone they also start real values (`CAT 320`). */
 const WEAK_WORD = String.raw`(?:ITEM|PART|PRODUCT|DATE|CODE|CAT|ARTICLE|ART|STYLE|SERIAL|DEVICE)`;
 
 const ANY_WORD = `(?:${STRONG_WORD}|${WEAK_WORD})`;
-/** One word, or several joined by slashes: `Model/Catalog`, `Batch/Lot`. */
 const HEAD = `${ANY_WORD}(?:\\s*\\/\\s*${ANY_WORD})*`;
-/** A head containing at least one strong word. */
 const STRONG_HEAD = `(?:${ANY_WORD}\\s*\\/\\s*)*${STRONG_WORD}(?:\\s*\\/\\s*${ANY_WORD})*`;
-/** `No.`, `Number`, `Code`, `ID` … after the head: `Batch No.`, `UPC Code`, `Lot Number`. */
 const SUFFIX = String.raw`\s*(?:NOS?\.?|NUMBERS?|NUM\.?|NBR\.?|CODES?|IDS?|DI)`;
-/** A separator: `:`/`#` runs (`#:`), a dot, a spaced dash, or whitespace. */
 const SEPARATOR = String.raw`(?:\s*[:#]+\s*|\s*\.\s*|\s+-\s+|\s+)`;
 
 const LABEL_PATTERNS: readonly RegExp[] = [
@@ -36,18 +21,11 @@ const LABEL_PATTERNS: readonly RegExp[] = [
   new RegExp(`^${STRONG_HEAD}${SEPARATOR}`, 'i'),
 ];
 
-/** Every Unicode dash punctuation character, plus the minus sign, becomes `-`. */
 const DASHES = /[\p{Pd}\u2212]/gu;
-/** Invisible format characters (zero-width space, soft hyphen, BOM …). */
 const FORMAT_CHARACTERS = /\p{Cf}/gu;
 
-/**
- * Unicode NFKC (full-width digits become ASCII, no-break spaces become spaces), every dash
- * becomes an ASCII hyphen, invisible format characters go, and the result is trimmed.
- * Control characters such as GS (`\x1d`, the GS1 FNC1 separator) are kept.
- */
+/** NFKC, every dash to `-`, invisible format characters removed, trimmed; GS (`\x1d`, FNC1) is kept. */
 export function cleanText(value: string): string {
-  // Printable ASCII is already what NFKC and the replacements would make it.
   if (isPrintableAscii(value)) return value.trim();
   return value.normalize('NFKC').replace(DASHES, '-').replace(FORMAT_CHARACTERS, '').trim();
 }
@@ -60,10 +38,8 @@ export function isPrintableAscii(value: string): boolean {
 }
 
 /**
- * Removes one leading label followed by a separator (`UPC:`, `UPC `, `EAN-13 `, `GTIN#`,
- * `NDC#:`, `Lot #`, `Lot#`, `Batch No.`, `Model/Catalog Number:`, `P/N:`, `UDI-DI:` …) and
- * trims what follows. A label with no separator is part of the value: `LOTA5` and `LOT42X`
- * are returned unchanged. Expects text already passed through {@link cleanText}.
+ * Removes one leading label and its separator (`UPC:`, `Lot #`, `Model/Catalog Number:` …) from
+ * {@link cleanText}ed text; a label with no separator is part of the value (`LOTA5` stays).
  */
 export function stripLabel(text: string): { value: string; label: string | null } {
   for (const pattern of LABEL_PATTERNS) {
@@ -73,10 +49,7 @@ export function stripLabel(text: string): { value: string; label: string | null 
   return { value: text, label: null };
 }
 
-/**
- * The common preparation of a raw value: {@link cleanText} then {@link stripLabel}.
- * Returns the value to which the per-kind rules apply.
- */
+/** {@link cleanText} then {@link stripLabel}: the value the per-kind rules apply to. */
 export function prepareValue(raw: string): { value: string; label: string | null } {
   return stripLabel(cleanText(raw));
 }

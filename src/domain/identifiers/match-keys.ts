@@ -1,14 +1,7 @@
-/**
- * The matching key space (../shared/spec/identifiers.md, "Match families"). Kinds that name the
- * same thing share one key space: a stored row carries a `match_key` and, for an 11-digit NDC, a
- * `product_key`; a lookup asks `WHERE match_key IN (matchKeys) OR product_key IN (productKeys)`.
- */
+/** Match keys: kinds that name the same thing share one (../shared/spec/identifiers.md, "Match families"). */
 import type { IdentifierKind } from './kinds.ts';
 
-/**
- * The key families: `gs1` (gtin, upc, ean and GS1 udi), `lot` (lot, batch), `model`, `vin`,
- * `ndc`, and `udi` (HIBCC and ICCBBA udi).
- */
+/** Key families; `udi` covers HIBCC and ICCBBA, a GS1 udi is `gs1`. */
 export type MatchFamily = 'gs1' | 'lot' | 'model' | 'vin' | 'ndc' | 'udi';
 
 /** The keys of one stored identifier. */
@@ -25,10 +18,7 @@ export interface LookupKeys {
   productKeys: string[];
 }
 
-/**
- * The family a normalised identifier belongs to. A `udi` is `gs1` when its normalised DI is a
- * GTIN (14 digits) and `udi` when it is `hibcc:…` or `iccbba:…`.
- */
+/** A `udi` is `gs1` when its normalised DI is a GTIN-14, `udi` when `hibcc:…` or `iccbba:…`. */
 export function matchFamily(kind: IdentifierKind, normalized: string): MatchFamily {
   switch (kind) {
     case 'gtin':
@@ -47,11 +37,7 @@ export function matchFamily(kind: IdentifierKind, normalized: string): MatchFami
   }
 }
 
-/**
- * The keys to store for a normalised identifier (the `normalized` of a successful
- * `normaliseIdentifier`). An 11-digit NDC also gets the product key of its first 9 digits, so
- * a lookup by product NDC finds every package of that product.
- */
+/** Keys to store; an 11-digit NDC also gets its 9-digit product key, so a product finds its packages. */
 export function storageKeys(kind: IdentifierKind, normalized: string): StorageKeys {
   const matchKey = `${matchFamily(kind, normalized)}:${normalized}`;
   const productKey = kind === 'ndc' && /^\d{11}$/.test(normalized) ? `ndc:${normalized.slice(0, 9)}` : null;
@@ -59,11 +45,8 @@ export function storageKeys(kind: IdentifierKind, normalized: string): StorageKe
 }
 
 /**
- * The keys a lookup of a normalised identifier searches. For NDCs (../shared/spec/identifiers.md,
- * "ndc"): a 9-digit product key P finds a stored `ndc:P` and every stored package whose product
- * key is `ndc:P`; an 11-digit package X finds a stored `ndc:X` and a stored product key
- * `ndc:<first 9 of X>`, but not the other packages of that product. Every other identifier finds
- * exactly its own match key.
+ * Keys a lookup searches (../shared/spec/identifiers.md, "Rules per kind"): a 9-digit product NDC also finds
+ * its packages; an 11-digit package finds its product but not sibling packages.
  */
 export function lookupKeys(kind: IdentifierKind, normalized: string): LookupKeys {
   const { matchKey } = storageKeys(kind, normalized);

@@ -1,13 +1,10 @@
-/**
- * National Drug Codes (../shared/spec/identifiers.md, "ndc"). The canonical form is the 11-digit
- * HIPAA 5-4-2 package code without hyphens, or the 9-digit 5-4 product key for a product NDC.
- */
+/** NDCs as an 11-digit 5-4-2 package or 9-digit product (../shared/spec/identifiers.md, "Rules per kind"). */
 import { reject, type Rejection } from './kinds.ts';
 
 /** The outcome of the NDC rule. */
 export type NdcResult = { ok: true; normalized: string } | Rejection;
 
-/** Segment layouts and how each becomes 5-4-2 (package) or 5-4 (product). */
+/** Hyphenated segment layouts and how each pads to 5-4-2 or 5-4. */
 const LAYOUTS: Readonly<Record<string, (s: readonly string[]) => string>> = {
   '4-4-2': ([a, b, c]) => `0${a}${b}${c}`,
   '5-3-2': ([a, b, c]) => `${a}0${b}${c}`,
@@ -18,13 +15,7 @@ const LAYOUTS: Readonly<Record<string, (s: readonly string[]) => string>> = {
   '5-4': ([a, b]) => `${a}${b}`,
 };
 
-/**
- * Normalises an NDC. Spaces count as hyphens and one trailing sentence period is ignored
- * (`NDC# 68400-352-30.`). Hyphenated 4-4-2, 5-3-2, 5-4-1 and 5-4-2 package codes become 11
- * digits by padding the short segment; 11 plain digits are read as 5-4-2; hyphenated 4-4, 5-3
- * and 5-4 product codes become the 9-digit product key. 10 plain digits are `ambiguous` (they
- * fit three layouts); anything else is `invalid_length`.
- */
+/** Spaces count as hyphens, a final period is ignored; 10 plain digits are `ambiguous` (3 layouts fit). */
 export function normaliseNdc(value: string): NdcResult {
   const text = value
     .replace(/\.$/, '')

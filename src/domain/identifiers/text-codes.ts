@@ -1,15 +1,11 @@
-/**
- * Free-form codes: `model`, `lot` and `batch` (../shared/spec/identifiers.md,
- * "model, lot, batch"), and the placeholder texts agencies publish instead of a value (`N/A`,
- * `All lots`, `no code` …).
- */
+/** `model`, `lot`, `batch` codes and placeholder texts (../shared/spec/identifiers.md, "Rules per kind"). */
 import type { Rejection } from './kinds.ts';
 import { isPrintableAscii } from './labels.ts';
 
 /** The outcome of a text-code rule: the canonical code, or why there is none. */
 export type TextCodeResult = { ok: true; normalized: string } | Rejection;
 
-/** Whole values (upper-cased, punctuation runs turned into single spaces) that are placeholders. */
+/** Whole values (upper-cased, punctuation runs as single spaces) that are placeholders. */
 const PLACEHOLDERS = new Set([
   'N A',
   'NA',
@@ -26,47 +22,35 @@ const PLACEHOLDERS = new Set([
   'NOT SPECIFIED',
   'UNSPECIFIED',
 ]);
-/**
- * A first word (whitespace-delimited, punctuation ignored) that makes the whole value a
- * placeholder: `All models`, `All best before dates`.
- */
+/** A first word (whitespace-delimited) that makes the whole value a placeholder: `All models`. */
 const PLACEHOLDER_FIRST_WORDS = new Set(['ALL', 'NONE', 'UNKNOWN']);
 const ONE_WORD_WITH_DIGIT = /^\s*\S*\d\S*\s*$/;
 
-/** `No code`, `No lot codes`, `No UDI Codes provided`: "no", at most two words, "code(s)". */
+/** `No code`, `No lot codes`, `No UDI Codes provided`. */
 const NO_CODES = /^NO(?: [A-Z]+){0,2} CODES?(?: [A-Z]+)*$/;
 
-/**
- * Whether a value is placeholder text rather than an identifier: its first word is `ALL`
- * (`All`, `All lot codes.`), or it is `N/A`, `NA`, `NONE`, `UNKNOWN`, `NO CODE(S)` and kin,
- * compared case-insensitively and ignoring punctuation. Such values normalise to `empty`.
- */
+/** Whether a value is placeholder text (`All lots`, `N/A`, `No codes` …): it normalises to `empty`. */
 export function isPlaceholder(value: string): boolean {
-  // One word holding a digit: no placeholder has a digit, and its first word is itself.
   if (ONE_WORD_WITH_DIGIT.test(value)) return false;
   const words = value
     .toUpperCase()
     .replace(/[^\p{L}\p{N}]+/gu, ' ')
     .trim();
   if (words === '') return false;
-  // The first word is delimited by whitespace only, so `ALL-IN-ONE 5` is a model, not `ALL`.
+  // Whitespace-delimited, so `ALL-IN-ONE 5` is a model, not `ALL`.
   const firstToken = value.trim().split(/\s+/, 1)[0] ?? '';
   const first = firstToken.toUpperCase().replace(/[^\p{L}\p{N}]+/gu, '');
   return PLACEHOLDERS.has(words) || PLACEHOLDER_FIRST_WORDS.has(first) || NO_CODES.test(words);
 }
 
 /**
- * Normalises a model, lot or batch code: upper-case, then punctuation, symbols, spaces and
- * control characters go (`KBF/05` → `KBF05`, `PA17-412` → `PA17412`); leading zeros stay
- * (`0007`). Accents go with their marks (`É` → `E`); any other letter or digit outside
- * `A-Z0-9` (`Ж`, `中`) is `invalid_characters`, not dropped, so codes never collide silently.
- * Placeholders and values with nothing left are `empty`; a single character is `invalid_length`.
+ * Upper-case, keep only `A-Z0-9` (`KBF/05` → `KBF05`), leading zeros stay; accents drop their
+ * marks but other letters (`Ж`, `中`) are `invalid_characters`, so codes never collide silently.
  */
 export function normaliseTextCode(value: string): TextCodeResult {
   if (isPlaceholder(value)) {
     return { ok: false, reason: 'empty', detail: 'placeholder text, not an identifier' };
   }
-  // Printable ASCII (nearly every code) needs no decomposition: the same result, faster.
   const code = isPrintableAscii(value)
     ? value.toUpperCase().replace(/[^A-Z0-9]+/g, '')
     : value

@@ -1,18 +1,16 @@
 /**
- * Unique device identifiers (../shared/spec/identifiers.md, "udi"). Only the device identifier
- * (DI) is the key: a GS1 DI is a GTIN-14 (GS1 family); a HIBCC DI becomes `hibcc:<DI>`; an ICCBBA
- * DI becomes `iccbba:<DI>`. Production identifiers are not part of the key, but the lot is
- * returned so ingestion can store it as a separate `lot` identifier.
+ * UDIs (../shared/spec/identifiers.md, "Rules per kind"): only the device identifier is the key
+ * (GTIN-14, `hibcc:<DI>` or `iccbba:<DI>`); the lot is returned to be stored as a `lot` identifier.
  */
 import { looksLikeGs1Syntax, parseGs1, splitSymbology } from './gs1-syntax.ts';
 import { checkedGtin } from './gtin.ts';
 import { reject, type Rejection } from './kinds.ts';
 import { normaliseTextCode } from './text-codes.ts';
 
-/** The outcome of the UDI rule: the DI key and, when the UDI carries one, its lot. */
+/** The DI key and, when the UDI carries one, its lot. */
 export type UdiResult = { ok: true; normalized: string; lot?: string } | Rejection;
 
-/** A lot normalised by the `lot` rules; dropped when it does not normalise (e.g. one character). */
+/** The lot normalised by the `lot` rules; dropped when it does not normalise. */
 function withLot(normalized: string, rawLot: string | null | undefined): UdiResult {
   if (rawLot) {
     const lot = normaliseTextCode(rawLot);
@@ -21,22 +19,22 @@ function withLot(normalized: string, rawLot: string | null | undefined): UdiResu
   return { ok: true, normalized };
 }
 
-// --- HIBCC (Health Industry Bar Code, HIBC LIC) --------------------------------------------------
+// HIBCC (HIBC LIC)
 
-/** The HIBC character set in mod-43 value order. */
+/** HIBC characters in mod-43 value order. */
 const HIBC_CHARSET = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ-. $/+%';
 
-/** The HIBC mod-43 check character of `data` (everything before the check character). */
+/** The HIBC mod-43 check character of `data`. */
 export function hibccCheckCharacter(data: string): string {
   let sum = 0;
   for (const c of data) sum += HIBC_CHARSET.indexOf(c);
   return HIBC_CHARSET.charAt(sum % 43);
 }
 
-/** A HIBCC primary DI: LIC (a letter and 3 letters/digits), product code (1-18), unit-of-measure digit. */
+/** HIBCC primary DI: LIC (letter + 3), product code (1-18), unit-of-measure digit. */
 const HIBCC_PRIMARY = /^[A-Z][A-Z0-9]{3}[A-Z0-9]{1,18}[0-9]$/;
 
-/** Characters to skip after `$$` (or after its quantity) for each expiry-date format flag. */
+/** Characters to skip after `$$` (and its quantity) per expiry-date format flag. */
 const HIBCC_DATE_SKIP: Readonly<Record<string, number>> = {
   '0': 4, // MMYY (the flag is the first digit of the month)
   '1': 4,
@@ -92,7 +90,7 @@ function normaliseHibcc(text: string): UdiResult {
   return withLot(`hibcc:${primary}`, secondary === undefined ? undefined : hibccLot(secondary));
 }
 
-// --- ICCBBA (ISBT 128) ---------------------------------------------------------------------------
+// ICCBBA (ISBT 128)
 
 function normaliseIccbba(text: string): UdiResult {
   const s = text.toUpperCase();
@@ -115,8 +113,6 @@ function normaliseIccbba(text: string): UdiResult {
   return withLot(`iccbba:${di}`, lotAt < 0 ? undefined : s.slice(lotAt + 3, lotAt + 21));
 }
 
-// --- Entry point ---------------------------------------------------------------------------------
-
 /** Canonical keys given back as input (`hibcc:X999123ABC0`), so a normalised value is stable. */
 function fromCanonical(text: string): UdiResult | undefined {
   const m = /^(hibcc|iccbba):(.*)$/i.exec(text);
@@ -129,16 +125,12 @@ function fromCanonical(text: string): UdiResult | undefined {
 }
 
 /**
- * Normalises a UDI to its device-identifier key. GS1: any syntax {@link parseGs1} reads, an
- * all-digit unbracketed string starting with AI 01, or a bare 8/12/13/14-digit GTIN, gives the
- * GTIN-14 (check digit verified) and the lot of AI 10. HIBCC (`+`, LIC, product code, unit of
- * measure, optional `/` secondary data, mod-43 check character, which must verify) gives
- * `hibcc:<DI>` and the lot of the secondary data. ICCBBA (`=/` and 16 characters) gives
- * `iccbba:<DI>` and the MPHO lot (`&,1`). The returned lot is already normalised by the `lot` rules.
+ * The DI key: GS1 (any syntax, AI 01 and lot AI 10), HIBCC (`+…`, mod-43 check must verify, lot
+ * from secondary data) or ICCBBA (`=/` + 16 characters, MPHO lot `&,1`); the lot already normalised.
  */
 export function normaliseUdi(value: string): UdiResult {
   let text = value.trim();
-  // Plain-data scans (]Q1, ]d1, ]A0 …) of HIBCC or ICCBBA data; GS1 scans are read by parseGs1.
+  // Plain-data scans (]Q1, ]d1 …) of HIBCC or ICCBBA; GS1 scans go to parseGs1.
   const scan = splitSymbology(text);
   if (scan?.family === 'other') text = scan.payload.trim();
   // Code 39 start/stop characters as some readers transmit them.

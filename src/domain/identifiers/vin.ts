@@ -1,27 +1,23 @@
 /**
- * Vehicle identification numbers (../shared/spec/identifiers.md, "vin"): 17 characters from
- * `0-9A-Z` without `I`, `O`, `Q`. The position-9 check digit of 49 CFR 565 is computed and
- * reported, not required: European VINs legitimately fail it.
+ * VINs (../shared/spec/identifiers.md, "Rules per kind"): the 49 CFR 565 check digit is reported,
+ * not required, because European VINs legitimately fail it.
  */
 import type { Rejection } from './kinds.ts';
 
 /** The outcome of the VIN rule. */
 export type VinResult = { ok: true; normalized: string; checkDigitValid: boolean } | Rejection;
 
-/** 49 CFR 565.15 transliteration of letters (I, O and Q have no value: they never occur). */
+/** 49 CFR 565.15 letter values (I, O, Q never occur). */
 // prettier-ignore
 const TRANSLITERATION: Readonly<Record<string, number>> = {
   A: 1, B: 2, C: 3, D: 4, E: 5, F: 6, G: 7, H: 8,
   J: 1, K: 2, L: 3, M: 4, N: 5, P: 7, R: 9,
   S: 2, T: 3, U: 4, V: 5, W: 6, X: 7, Y: 8, Z: 9,
 };
-/** 49 CFR 565.15 position weights; position 9 (the check digit itself) weighs 0. */
+/** 49 CFR 565.15 position weights; position 9, the check digit, weighs 0. */
 const WEIGHTS = [8, 7, 6, 5, 4, 3, 2, 10, 0, 9, 8, 7, 6, 5, 4, 3, 2] as const;
 
-/**
- * The check digit (`0`-`9` or `X`) that position 9 of a 17-character VIN should hold under
- * 49 CFR 565.15. Expects an upper-case VIN of valid characters.
- */
+/** The check digit (`0`-`9` or `X`) position 9 should hold; expects upper-case valid characters. */
 export function vinCheckDigit(vin: string): string {
   let sum = 0;
   for (let i = 0; i < 17; i++) {
@@ -33,11 +29,7 @@ export function vinCheckDigit(vin: string): string {
   return remainder === 10 ? 'X' : String(remainder);
 }
 
-/**
- * Normalises a VIN: spaces and hyphens go, upper-cased, then exactly 17 characters of
- * `0-9A-Z` without `I`, `O`, `Q`. Nothing is auto-corrected (no `O` → `0`).
- * `checkDigitValid` tells whether position 9 verifies; it does not affect validity.
- */
+/** 17 of `0-9A-Z` less `I`, `O`, `Q`, spaces and hyphens dropped; nothing auto-corrected (no `O` → `0`). */
 export function normaliseVin(value: string): VinResult {
   const vin = value.replace(/[\s-]+/g, '').toUpperCase();
   const bad = /[^0-9A-Z]/.exec(vin);
