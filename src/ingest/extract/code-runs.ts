@@ -1,17 +1,7 @@
 /**
- * Everything an identifier label governs, read token by token: a list right after the label
- * ("model numbers NQIH12KK, NQIH12QQ and NQIH12TX", "Lots 18024 18037 18043", values in
- * quotes), a list introduced by a colon ("The following model numbers are included: AWR070…
- * AWR105…"), and a product table flattened into prose, whose header names the columns
- * ("Model Number Serial Number Range FCRE3052BW VF34618193 thru VF34618322 FCRE305CBW …",
- * "ITEM # PRODUCT DESCRIPTION UPC BAR CODE 426028 MGA's … 035051426028 …").
- *
- * Precision first: a list ends at the first word that is not a separator; a table is read
- * only when at least {@link MIN_TABLE_CODES} codes follow its header (prose after a label
- * rarely holds three), and ends with its sentence. Within a table, each value goes to the
- * column its shape fits (a barcode by its check digit; a model or a lot by the shape of the
- * column's first value); ranges, open bounds and wildcards are families of codes, never
- * codes; dates, quantities, measures, phone numbers and years are never models or lots.
+ * Everything an identifier label governs, token by token: a list after it ("Lots 18024 18037"),
+ * a list after a colon, or a product table flattened into prose whose header names the columns.
+ * Precision first: a table needs {@link MIN_TABLE_CODES} codes; ranges and wildcards are never codes.
  */
 import type { Confidence, IdentifierKind } from '../../domain/identifiers/kinds.ts';
 import { normaliseIdentifier } from '../../domain/identifiers/normalise.ts';
@@ -25,18 +15,17 @@ export interface CodeSink {
   add(kind: IdentifierKind, value: string, confidence: Confidence, minLength?: number): boolean;
 }
 
-/** Minimum normalised length of a model or lot read from prose (shorter is too generic). */
+/** Minimum normalised length of a model or lot read from prose; shorter is too generic. */
 export const MIN_CODE_LENGTH = 3;
 /** Codes a flattened table needs after its header to be read as one. */
 export const MIN_TABLE_CODES = 3;
-/** Letters and digits from which a code with no column like it is read as a serial number. */
+/** Alphanumeric length from which a code unlike every column is read as a serial number. */
 const SERIAL_LENGTH = 12;
-/** Tokens between a label and its first value (a table header, "are included in this recall:"). */
+/** Tokens allowed between a label and its first value (a table header, "are included:"). */
 const MAX_LEAD_IN = 24;
 /** Tokens of the longest table read after one label (about 60 KB of prose). */
 const MAX_BODY = 10_000;
 
-/** A column a value can go to. */
 interface Column {
   family: 'model' | 'lot' | 'barcode' | 'vin';
   kind: IdentifierKind;
@@ -60,7 +49,6 @@ const FILLER = new Set([
   'code',
   'codes',
 ]);
-/** Separators between values. */
 const SEPARATORS = new Set([
   ',',
   ';',
@@ -80,12 +68,12 @@ const SEPARATORS = new Set([
   'y',
   'et',
 ]);
-/** Words between the two ends of a range ("VF34618193 thru VF34618322", "0815 - 1253"). */
+/** Words between the ends of a range: "VF34618193 thru VF34618322", "0815 - 1253". */
 const RANGE_WORDS = new Set(['thru', 'through', 'to', '~', '-', '–', '—', 'until', 'till', 'al', 'a', 'au']);
-/** Words before a value that make it an open bound, a prefix or a fragment ("starting with FC32", "ending in 211", "a VIN containing SNKIN19A"). */
+/** Words before a value that make it an open bound or fragment: "starting with FC32", "ending in 211". */
 const BOUND_BEFORE =
   /^(?:containing|contains|starting|start|starts|beginning|begin|begins|ending|ends|end|prefix|prefixes|prefixed|from|after|before|above|below|over|under|than)$/i;
-/** A model code of capitals only, four or more, with inner `-`, `/`, `+`: `MPISUS`, `HWL-MTK-RT-IN`. */
+/** Capitals only, four or more, inner `-`, `/`, `+`: `MPISUS`, `HWL-MTK-RT-IN`. */
 const LETTER_CODE = /^(?=[A-Z+/-]{4,}$)[A-Z]{2,}(?:[-/+]?[A-Z]+)*$/;
 /** Words in capitals that follow a model label but are not models. */
 const COMMON_CAPITALS = new Set([
@@ -170,17 +158,14 @@ const COMMON_CAPITALS = new Set([
 /** Header words of a table whose two columns hold the two ends of a range. */
 const PAIRED_COLUMNS = /\b(?:range|from|start(?:ing)?|first|begin(?:ning)?)\b/i;
 
-/** Words after a value that make it an open bound ("3114 or older"). */
 const BOUND_AFTER = new RegExp(`^(?:${OPEN_BOUND_WORDS})$`, 'i');
 
-/** How a body is read: as a list or a table, how many codes it needs, whether ranges sit in two columns. */
 interface BodyOptions {
   table: boolean;
   /** The table has a price column: a number without letters is not read as a lot. */
   priced: boolean;
   minCodes: number;
   pairs: boolean;
-  /** Where the label ends: returned when nothing was read. */
   labelEnd: number;
 }
 
@@ -206,11 +191,7 @@ function shape(code: string): string {
     .replace(/[^A9]+/g, '-');
 }
 
-/**
- * How sure a value read from prose is (../shared/spec/identifiers.md): a barcode's check digit
- * held, and a VIN's when it holds, so `extracted`; models, lots and a VIN failing its check digit
- * `inferred`.
- */
+/** How sure a value read from prose is (../shared/spec/identifiers.md, "Confidence at ingestion"). */
 function confidenceOf(column: Column, value: string): Confidence {
   if (column.family === 'barcode') return 'extracted';
   if (column.family === 'vin') {
@@ -220,23 +201,16 @@ function confidenceOf(column: Column, value: string): Confidence {
   return 'inferred';
 }
 
-/**
- * A model printed with the suffix of its variant after a slash, "KAF1000LRFNN/LRFNL": the
- * model as printed before the slash. Only when the part after the slash is four or more
- * letters that replace as many letters at the model's end (a slash inside a model,
- * "KX-200A/BK", or a region suffix, "NE58N9430SG/AA", stays).
- */
+/** "KAF1000LRFNN/LRFNL" → "KAF1000LRFNN" (a variant suffix); "NE58N9430SG/AA", "KX-200A/BK" stay. */
 function withoutAlternateSuffix(value: string): string {
   const m = /^([^/]*\d[^/]*?([A-Za-z]{4,}))\/([A-Za-z]{4,})$/.exec(value);
   return m !== null && m[2]!.length === m[3]!.length ? m[1]! : value;
 }
 
-/** A shape up to its first punctuation: `A9-9` → `A9`. */
 function stem(shapeOf: string): string {
   return shapeOf.split('-')[0]!;
 }
 
-/** The kinds of run a shape has: `A`, `9`, `A9`, `-9` … (letters, digits, punctuation). */
 function classes(shapeOf: string): string {
   return [...new Set(shapeOf)].sort().join('');
 }
@@ -244,11 +218,9 @@ function classes(shapeOf: string): string {
 /** Reads the values a label governs; see the module comment. */
 export class CodeRunReader {
   private readonly labelAt = new Map<number, Label>();
-  /** Whether the body being read is a table with a header (not a list introduced by a colon). */
   private headerTable = false;
-  /** Whether the table being read has a price column. */
   private priced = false;
-  /** Whether the text is written in capitals (NHTSA), where a word in capitals says nothing; worked out when first asked. */
+  /** Whether the text is in capitals (NHTSA), where capitals say nothing; computed when first asked. */
   private capitalsCache: boolean | undefined;
 
   constructor(
@@ -268,7 +240,6 @@ export class CodeRunReader {
     return this.capitalsCache;
   }
 
-  /** The index of the first token at or after a text offset. */
   private tokenAt(offset: number): number {
     let lo = 0;
     let hi = this.tokens.length;
@@ -280,17 +251,14 @@ export class CodeRunReader {
     return lo;
   }
 
-  /** A label starting exactly at token `i`, or undefined. */
   private labelStartingAt(i: number): Label | undefined {
     const t = this.tokens[i];
     return t === undefined ? undefined : this.labelAt.get(t.start);
   }
 
   /**
-   * Reads what follows `label` (model, lot, VIN and barcode labels; a barcode label only as a
-   * table header, since its plain lists are read elsewhere, and a lot label's plain list only
-   * when `listRead` says the lot list reader found nothing there). Returns the text offset up to
-   * which a table was read (labels before it belong to its header or body), or the label's end.
+   * Reads what follows `label` (a barcode label only as a table header; a lot label's plain list
+   * only unless `listRead`). Returns the offset up to which a table was read, or the label's end.
    */
   read(label: Label, opts: { listRead?: boolean } = {}): number {
     let columns: Column[] = [columnOf(label)];
@@ -298,7 +266,7 @@ export class CodeRunReader {
     const header: Column[] = [];
     let i = this.tokenAt(label.end);
     const leadStart = i;
-    // A colon printed with the label ("date codes:") introduces its list like one after it.
+    // "date codes:" introduces its list as a colon after the label would.
     let colon = /[:]\s*$/.test(this.text.slice(label.start, label.end));
     let words = 0;
     for (; i < this.tokens.length; i++) {
@@ -317,26 +285,23 @@ export class CodeRunReader {
       if (this.valueAt(i, header.length > 0 ? header : columns, words > 0) !== null) break;
       if (!FILLER.has(t.text.toLowerCase()) && !/^[#/()\-–"“”'‘’«»,;]$/.test(t.text)) words += 1;
     }
-    // "The following models and serial numbers are included: Model Serial No. …": the header
-    // after the colon names the columns, in its own order.
+    // "… are included: Model Serial No. …": the header after the colon names the columns.
     if (header.length > 0) columns = header;
     const table = words > 0 || columns.length > 1;
-    // A plain list after a barcode label, or one already read by the lot list reader, is not read again.
     if (!table && (label.family === 'barcode' || opts.listRead === true)) return label.end;
     if (table && label.of) return label.end;
     const leadIn = this.text.slice(label.start, this.tokens[i]?.start ?? this.text.length);
     return this.body(i, distinct(columns), {
       table,
       minCodes: !table ? 1 : colon ? 1 : MIN_TABLE_CODES,
-      // "Serial Number Range Start … End", "First serial number Last serial number", "From To".
       pairs: table && PAIRED_COLUMNS.test(leadIn),
-      // "… Assembly Date Retail Price": a bare number in such a table may be a price.
+      // "… Retail Price": a bare number may be a price.
       priced: table && /\bprices?\b/i.test(leadIn),
       labelEnd: label.end,
     });
   }
 
-  /** What token `i` is as a value of one of the columns: a barcode (possibly in groups) or a code. */
+  /** Token `i` as a value of one of the columns: a barcode (possibly in groups) or a code. */
   private valueAt(
     i: number,
     columns: readonly Column[],
@@ -344,8 +309,7 @@ export class CodeRunReader {
   ): { column: number; value: string; next: number } | null {
     const t = this.tokens[i];
     if (t === undefined) return null;
-    // In a list right after a model label, a code of capitals alone: "MPISUS", "RRL-MTK-RT-IN";
-    // not a name heading the next label ("… AG6 FORCE models FORCE02E …": a brand).
+    // In a list after a model label, capitals alone ("MPISUS"), unless a brand heading the next label.
     if (
       !table &&
       LETTER_CODE.test(t.text) &&
@@ -357,7 +321,7 @@ export class CodeRunReader {
       if (model !== -1 && normaliseIdentifier('model', t.text).ok)
         return { column: model, value: t.text, next: i + 1 };
     }
-    // In a list, a code printed after a short prefix in capitals: "VRS Plus-150", "SHR 40-RED-M".
+    // In a list, a code after a short capital prefix: "VRS Plus-150".
     if (!table && /^[A-Z]{2,4}$/.test(t.text) && !COMMON_CAPITALS.has(t.text) && !this.capitals) {
       const code = this.tokens[i + 1];
       const after = this.tokens[i + 2];
@@ -379,17 +343,15 @@ export class CodeRunReader {
     if (barcode !== -1) {
       const b = this.barcodeAt(i, columns[barcode]!.kind);
       if (b !== null) return { column: barcode, ...b };
-      // Beside a barcode column, a number of barcode length that fails its check digit is a
-      // misprinted barcode, never a model or a lot.
+      // A barcode-length number failing its check digit is a misprinted barcode, not a model or lot.
       if (/^\d{11,14}$/.test(t.text)) return null;
     }
-    // In a table, a code in brackets after a word is a description's detail ("60 Capsules
-    // (1029U)"); after a code it is that code's other number ("T30 (TM729)").
+    // In a table, brackets after a word hold a description's detail ("60 Capsules (1029U)").
     if (table && this.headerTable && this.inBracketsAfterWord(i)) return null;
     const next = this.tokens[i + 1];
     if (next !== undefined && isUnitWord(next.text)) return null;
     if (this.isMeasureMark(i)) return null;
-    // In a table, a lot printed in two groups whose first is no code alone ("01/15/24 CH1").
+    // In a table, a lot in two groups whose first is no code alone ("01/15/24 CH1").
     const lot = columns.findIndex((c) => c.family === 'lot');
     if (table && lot !== -1 && this.grouped(i) && !columns.some((c) => this.fits(t.text, c, table))) {
       const value = `${t.text} ${this.tokens[i + 1]!.text}`;
@@ -398,7 +360,7 @@ export class CodeRunReader {
     const text = withoutAlternateSuffix(t.text);
     const fits = columns.flatMap((c, index) => (this.fits(text, c, table) ? [index] : []));
     if (fits.length === 0) return null;
-    // In a list, a code may end in a short group in capitals after a space: "MG10X CV".
+    // In a list, a code may end in a short capital group: "MG10X CV".
     const after = this.tokens[i + 2];
     if (
       !table &&
@@ -412,7 +374,6 @@ export class CodeRunReader {
     return { column: fits[0]!, value: text, next: i + 1 };
   }
 
-  /** Whether token `i` is inside brackets that open right after a word (not a code). */
   private inBracketsAfterWord(i: number): boolean {
     for (let j = i - 1; j >= 0 && j >= i - 8; j--) {
       const t = this.tokens[j]!.text;
@@ -425,7 +386,7 @@ export class CodeRunReader {
     return false;
   }
 
-  /** A number with an inch or foot mark glued to it (`72"`, `14'`), not the closing quote of `"0214"`. */
+  /** A number with a glued inch or foot mark (`72"`), not the closing quote of `"0214"`. */
   private isMeasureMark(i: number): boolean {
     const [prev, t, next] = [this.tokens[i - 1], this.tokens[i]!, this.tokens[i + 1]];
     if (next === undefined || next.start !== t.end || !/^["'”’]$/.test(next.text) || !/^\d+$/.test(t.text))
@@ -436,23 +397,21 @@ export class CodeRunReader {
   private fits(value: string, column: Column, table: boolean): boolean {
     if (column.family === 'barcode') return false;
     if (column.family === 'vin') return normaliseVin(value).ok;
-    // A date code may look like a date (`JUL24`, `2024-01`), but a whole calendar date, or a
-    // month written out with a separator (`Nov-19`), is a date.
+    // A date code may look like a date (`JUL24`), but a whole date or `Nov-19` is a date.
     if (column.dateCodes && isDateLike(value))
       return !isDayDate(value) && !/[A-Za-z].*[-/. ]|[-/. ].*[A-Za-z]/.test(value);
     if (!isCodeShaped(value, column.family)) return false;
     if ((table || column.family === 'model') && isYear(value)) return false;
-    // Codes in tables are printed in capitals; "240z", "3pk", "w/1956" are description words.
+    // Table codes are capitals; "240z", "3pk" are description words.
     if (table && /\p{Ll}/u.test(value) && !/\p{Ll}/u.test(column.first ?? '')) return false;
-    // A number of three digits or fewer in a table is a size, a count or an engine, not a code;
-    // beside a price column, any lot of digits alone may be a price.
+    // In a table ≤ 3 digits is a size or count; beside prices, a digits-only lot may be a price.
     if (table && /^\d{1,3}$/.test(value)) return false;
     if (table && this.priced && column.family === 'lot' && /^[\d.,]+$/.test(value)) return false;
     const n = normaliseIdentifier(column.kind, value);
     return n.ok && n.normalized.length >= MIN_CODE_LENGTH;
   }
 
-  /** A barcode at token `i`: one token, or digit groups separated by spaces ("0 50875 82840 7"). */
+  /** A barcode at token `i`, possibly in digit groups ("0 50875 82840 7"). */
   private barcodeAt(i: number, kind: IdentifierKind): { value: string; next: number } | null {
     let digits = '';
     let best: { value: string; next: number } | null = null;
@@ -469,18 +428,18 @@ export class CodeRunReader {
     return best;
   }
 
-  /** A range or an open bound at token `i` ("A thru B", "0815 - 1253", "starting with FC32"): its end, or -1. */
+  /** The end of a range or open bound at token `i` ("A thru B", "starting with FC32"), or -1. */
   private boundAt(i: number): number {
     const t = this.tokens[i]!;
     if (!/\d/.test(t.text)) return -1;
     const prev = this.tokens[i - 1]?.text ?? '';
     const prev2 = this.tokens[i - 2]?.text ?? '';
     if (BOUND_BEFORE.test(prev) || (/^(?:with|in|at)$/i.test(prev) && BOUND_BEFORE.test(prev2))) return i + 1;
-    // The first end may be a code in two groups ("17348 L24 - 23320 K26").
+    // The first end may be in two groups ("17348 L24 - 23320 K26").
     const end = this.grouped(i) ? i + 2 : i + 1;
     const next = this.tokens[end]?.text.toLowerCase() ?? '';
     const other = this.tokens[end + 1]?.text ?? '';
-    // The other end is a code, not a date ("N00265 - 03/31/2025" is a lot and its expiry).
+    // "N00265 - 03/31/2025" is a lot and its expiry, not a range.
     if (RANGE_WORDS.has(next) && /\d/.test(other) && !isDayDate(other)) {
       return this.grouped(end + 1) ? end + 3 : end + 2;
     }
@@ -488,11 +447,7 @@ export class CodeRunReader {
     return -1;
   }
 
-  /**
-   * Whether token `i` and the next are one code printed in two groups: a code, one space, and
-   * a short group of one or two capitals and one or two digits ("17348 L24", "01/15/24 CH1"),
-   * or a year and its week and factory ("2023 32-58", a date code).
-   */
+  /** Whether token `i` and the next are one code in two groups ("17348 L24", "2023 32-58"). */
   private grouped(i: number): boolean {
     const [t, next] = [this.tokens[i], this.tokens[i + 1]];
     return (
@@ -504,10 +459,7 @@ export class CodeRunReader {
     );
   }
 
-  /**
-   * Whether a value and the next token are the two ends of a range printed in two columns: two
-   * codes that fit a lot column, of the same shape and nearly the same length, side by side.
-   */
+  /** Whether a value and the next are a range's two ends in two columns: same shape, nearly same length. */
   private isPair(value: { value: string; next: number }, columns: readonly Column[]): boolean {
     const lot = columns.find((c) => c.family === 'lot');
     const next = this.valueAt(value.next, columns, true);
@@ -522,7 +474,7 @@ export class CodeRunReader {
     return shape(value.value) === shape(next.value) && Math.abs(value.value.length - next.value.length) <= 2;
   }
 
-  /** Whether the sentence starting at token `i` continues a table: it starts with codes, mostly. */
+  /** Whether the sentence at token `i` continues a table: it starts with codes, mostly. */
   private continuesTable(i: number, columns: readonly Column[]): boolean {
     let codes = 0;
     let seen = 0;
@@ -536,7 +488,7 @@ export class CodeRunReader {
     return seen > 0 && codes / seen >= 0.6;
   }
 
-  /** Reads the body of a list (`table` false) or a table, and keeps its values if there are enough. */
+  /** Reads a list or table body and keeps its values if there are at least `minCodes`. */
   private body(start: number, columns: Column[], opts: BodyOptions): number {
     const { table, minCodes, pairs, labelEnd, priced } = opts;
     this.headerTable = table && minCodes === MIN_TABLE_CODES;
@@ -555,7 +507,6 @@ export class CodeRunReader {
       const inner = this.labelStartingAt(i);
       if (inner !== undefined) {
         if (!table || inner.family === 'ndc' || inner.family === 'udi') break;
-        // A label inside a table names the column its next values belong to.
         const column = columnOf(inner);
         const same = columns.findIndex((c) => c.family === column.family);
         current = same !== -1 ? same : columns.push(column) - 1;
@@ -571,7 +522,6 @@ export class CodeRunReader {
       }
       const value = this.valueAt(i, columns, table);
       if (value !== null && pairs && this.isPair(value, columns)) {
-        // Two ends of a range printed in two columns: a family of codes, never a code.
         const lot = columns.findIndex((c) => c.family === 'lot');
         if (lot !== -1) current = lot;
         i = this.valueAt(value.next, columns, table)!.next;
@@ -582,8 +532,7 @@ export class CodeRunReader {
         i = value.next;
         if (column === -1) continue;
         const c = columns[column]!;
-        // In a table, a model that starts unlike its column's first value (a letter where the
-        // column's models start with a digit, or the reverse) is a description's word.
+        // A model starting unlike its column's first (letter vs digit) is a description word.
         if (
           table &&
           c.family === 'model' &&
@@ -599,14 +548,13 @@ export class CodeRunReader {
       }
       if (t.text === '(') depth += 1;
       else if (t.text === ')') {
-        // A bracket closing one opened before the label ends a list: "(Model #SM4910-10) or SKIL".
+        // A bracket opened before the label ends a list: "(Model #SM4910-10) or SKIL".
         if (depth === 0 && !table) break;
         depth = Math.max(0, depth - 1);
       } else if (!table && depth === 0 && !SEPARATORS.has(t.text.toLowerCase())) break;
       i += 1;
     }
-    // A code of capitals alone ("MPISUS") is kept beside codes with digits, or when it has
-    // inner punctuation ("HWL-MTK-RT-IN"); alone, it is as likely a name ("COMO", "FORCE").
+    // Capitals alone ("MPISUS") need digit codes beside them or inner punctuation, else likely a name.
     const withDigits = found.some((f) => /\d/.test(f.value));
     const kept = found.filter((f) => withDigits || /\d|[-+/]/.test(f.value));
     if (kept.length < minCodes) return labelEnd;
@@ -617,12 +565,8 @@ export class CodeRunReader {
   }
 
   /**
-   * The column a table value goes to: a barcode to its column; a code that fits one column
-   * only, to that one; otherwise to the column it is most like: the shape of the column's
-   * first value (the same runs of letters, digits and punctuation; else the same first run and
-   * kinds of run; then the nearer length), and a VIN column for a valid VIN. Ties go to the
-   * next column of the row. A code like no column's values starts a column not yet seen, or,
-   * when there is none, is left out (-1): a guess between a model and a lot would be a false match.
+   * A table value's column: the only one it fits, else the one whose first value it is most like
+   * in shape; unlike all, a column not yet seen, or -1 (a model/lot guess would be a false match).
    */
   private columnFor(
     value: { column: number; value: string },
@@ -640,19 +584,17 @@ export class CodeRunReader {
     const score = (f: number): number => {
       const c = columns[f]!;
       if (c.family === 'vin') return 10;
-      // Once the models are known, a long code unlike them goes to a lot column: a serial number.
+      // Once models are known, a long code unlike them is a serial number.
       if (c.first === undefined) return c.family === 'lot' && long && modelsKnown ? 0.4 : 0;
       const [a, b] = [shape(c.first), shape(v)];
       const gap = Math.abs(c.first.length - v.length);
       if (a === b) return gap <= 2 ? 3 - gap / 10 : gap <= 5 ? 1 - gap / 10 : 0;
-      // The same stem with a variant after it: "PH11887" and "PH11887-1", "WG305" and "HT21-401-002-01".
+      // Same stem, variant after: "PH11887" and "PH11887-1".
       if (stem(a) === stem(b)) return 0.8 - Math.min(gap, 9) / 20;
       return a.charAt(0) === b.charAt(0) && classes(a) === classes(b) && gap <= 5 ? 0.5 - gap / 20 : 0;
     };
     const best = Math.max(...fits.map(score));
     if (best === 0) {
-      // Like no column's values: it starts a column not yet seen, in row order, or, when every
-      // column it fits already has values unlike it, it cannot be placed and is left out.
       const unseen = fits.filter((f) => columns[f]!.first === undefined);
       return unseen.find((f) => f > current) ?? unseen[0] ?? -1;
     }

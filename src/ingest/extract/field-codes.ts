@@ -1,13 +1,6 @@
 /**
- * Identifiers from fields dedicated to them (a barcode field, a batch field, a model field),
- * which agencies fill with one value or with several ("5901234123457; 5901234123464",
- * "L2301, L2302 and L2303"). Values from such a field are `exact`; a list is split only when
- * every item looks like a code, and otherwise the field is read as prose by the shared labelled
- * extractor, which keeps its own (lower) confidence. Precision first: a false match tells a
- * merchant to pull a safe product.
- *
- * Shared by the eu-safety-gate, uk-fsa and au-accc adapters. Dates and quantities are told
- * from codes by the same rules as in prose (`code-shapes.ts`).
+ * Identifiers from dedicated code fields (eu-safety-gate, uk-fsa, au-accc): `exact` when every
+ * list item is code-shaped, else read as prose by the labelled extractor. Precision first.
  */
 import type { IdentifierKind } from '../../domain/identifiers/kinds.ts';
 import { prepareValue } from '../../domain/identifiers/labels.ts';
@@ -20,31 +13,26 @@ import { extractLabelledIdentifiers, mergeIdentifiers } from './labelled-identif
 /** What a dedicated code field yields: its identifiers and its values as printed. */
 export interface FieldCodes {
   identifiers: Identifier[];
-  /** The field's values as published (split when it is a list of codes), placeholders left out. */
+  /** As published (split when a list of codes), placeholders left out. */
   values: string[];
 }
 
 const EMPTY: FieldCodes = { identifiers: [], values: [] };
 
-/** Separators of a list of codes: `;`, `,`, `|`, line breaks, a spaced slash, "and", "&", "or". */
+/** `;`, `,`, `|`, line breaks, a spaced slash, "and", "&", "or". */
 const CODE_SEPARATORS = /\s*(?:[;,|\n\r]+|\s\/\s|\s(?:and|&|or)\s)\s*/i;
-/** Barcodes never contain a slash, so an unspaced one separates two of them as well. */
+/** Barcodes never contain a slash, so an unspaced one separates them too. */
 const BARCODE_SEPARATORS = /\s*(?:[;,|\n\r/]+|\s(?:and|&|or)\s)\s*/i;
 
-/**
- * Labels some agencies print inside a code field that the shared label stripper does not know
- * (`Art. no.`, `Item no.`, `Type:`, `Ref.`). Removed before a value is judged and normalised.
- */
+/** Labels inside code fields the shared stripper does not know (`Art. no.`, `Type:`, `Ref.`). */
 const FIELD_LABEL =
   /^(?:art(?:icle)?\.?\s*(?:no|nr|number)\.?|item\s*(?:no|nr|number)\.?|ref(?:erence)?\s*(?:no\.?)?|type(?:\s*(?:no|nr|number))?\.?|model\s*(?:no|nr|number|name)?\.?|batch\s*(?:no|nr|number)?\.?|lot\s*(?:no|nr|number)?\.?)\s*[:#.]\s*/i;
 
-/** A list item that is a name, not a code: one word of three or more letters ("ENFINIGY"). */
+/** A name, not a code: one word of three or more letters ("ENFINIGY"). */
 const NAME_ITEM = /^\p{L}{3,}$/u;
 
-/** A list item that is a code: letters and digits with inner `-`, `/`, `.`, `*`, `_`, `#`, `+`, at most three words. */
 const CODE_SHAPE = /^[A-Za-z0-9][A-Za-z0-9 ./\-_#*+]*$/;
 
-/** The value a list item stands for, without a label printed in front of it. */
 function unlabelled(item: string): string {
   const local = item.replace(FIELD_LABEL, '');
   return prepareValue(local).value;
@@ -68,10 +56,7 @@ function withoutParentheticals(text: string): string {
     .trim();
 }
 
-/**
- * The values of a field dedicated to `kind` that normalise, as `exact` identifiers as printed.
- * A placeholder or a code whose check digit fails is left out, never repaired.
- */
+/** The values that normalise, as `exact` identifiers; failed check digits are left out, never repaired. */
 export function exactIdentifiers(kind: IdentifierKind, values: readonly string[]): Identifier[] {
   const out: Identifier[] = [];
   for (const value of values) {
@@ -81,17 +66,13 @@ export function exactIdentifiers(kind: IdentifierKind, values: readonly string[]
   return out;
 }
 
-/** The kinds the prose extractor may return for a field of this kind. */
 function proseKinds(kind: IdentifierKind): IdentifierKind[] {
   return kind === 'batch' || kind === 'lot' ? ['batch', 'lot'] : [kind];
 }
 
 /**
- * Identifiers of a dedicated model, batch or lot field. One value, or a list whose every item
- * is code-shaped (a digit, at most three words, no prose punctuation) and, in a list, at least
- * three characters once normalised: each becomes an `exact` identifier of `kind`. Placeholders
- * (`Unknown`, `N/A`, `All batches`) and, for batches and lots, dates are skipped. Anything else
- * is prose: only what the shared extractor finds next to a label is taken, at its confidence.
+ * A model, batch or lot field: one value, or a list of code-shaped items (≥ 3 characters each),
+ * are `exact`; placeholders and (batch/lot) dates skipped; anything else is read as prose.
  */
 export function codeFieldIdentifiers(
   raw: string | null | undefined,
@@ -113,7 +94,7 @@ export function codeFieldIdentifiers(
   let allCodes = kept.length > 0;
   for (const item of kept) {
     const value = unlabelled(item);
-    // A product name among the codes ("51234-000-0|1030099; NAME", as Safety Gate serves some).
+    // A product name among the codes ("51234-000-0|1030099; NAME", Safety Gate).
     if (kept.length > 1 && NAME_ITEM.test(item.trim())) continue;
     const n = normaliseIdentifier(kind, value);
     const longEnough = kept.length === 1 || (n.ok && n.normalized.length >= 3);
@@ -130,12 +111,7 @@ export function codeFieldIdentifiers(
   return { identifiers: prose, values: [text.replace(/\s+/g, ' ')] };
 }
 
-/**
- * Identifiers of a dedicated barcode field: each item of the list (split on `;`, `,`, `/`, `|`,
- * line breaks, "and") is normalised as a GTIN; a valid one is `exact`, one whose check digit
- * or length fails is dropped, never repaired. An item of several complete codes separated by
- * spaces ("5901234123457 5901234123464") is read as that many codes.
- */
+/** A barcode field: each list item (or spaced run of whole codes) as an `exact` GTIN; failures dropped. */
 export function barcodeFieldIdentifiers(
   raw: string | null | undefined,
   kind: 'gtin' | 'ean' | 'upc' = 'gtin',

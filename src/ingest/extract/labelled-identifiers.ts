@@ -1,14 +1,7 @@
 /**
- * Conservative identifier extraction from agency prose (../shared/spec/identifiers.md,
- * "Confidence at ingestion"). A value is taken only right after a label that names it (`UPC`,
- * `NDC`, `Lot #`, `Model No.`, `UDI-DI` …) or when it is a GS1 element string (`(01)…`), possibly
- * as a list after one label ("UPC codes 6926145714029 and 6926145712902", "Lots 9280009,
- * 9280010"). Every candidate goes through the shared normaliser; what it refuses is dropped.
- *
- * Precision matters more than recall: a false match tells a merchant to pull a safe product.
- * So an unlabelled digit run is never taken, a barcode needs a valid check digit, dates,
- * quantities and phone numbers are never lots or models, and a list stops at the first item
- * that does not look like one.
+ * Conservative extraction from agency prose (../shared/spec/identifiers.md, "Confidence at
+ * ingestion"): a value only right after a label naming it, or a GS1 element string; never an
+ * unlabelled digit run, since a false match tells a merchant to pull a safe product.
  */
 import { isMoreCertain, type Confidence, type IdentifierKind } from '../../domain/identifiers/kinds.ts';
 import { normaliseIdentifier } from '../../domain/identifiers/normalise.ts';
@@ -20,45 +13,39 @@ import { tokenize } from './tokens.ts';
 
 /** What {@link extractLabelledIdentifiers} looks for. */
 export interface ExtractOptions {
-  /** Extract only these kinds (default: every kind this extractor knows). */
+  /** Default: every kind this extractor knows. */
   kinds?: readonly IdentifierKind[];
 }
 
-// --- Value shapes --------------------------------------------------------------------------------
-
 /** Digits in groups separated by one space or one dash: `0 50428 54100 5`, `3 45802-237-01 9`. */
 const BARCODE_TOKEN = new RegExp(String.raw`\d+(?:[ \u00a0${DASH}]\d+)*`, 'y');
-/** Hyphenated (or spaced) NDC layouts, or a bare run of 10-11 digits. */
 const NDC_TOKEN = new RegExp(
   String.raw`(?:\d{4,5}[${DASH}]\d{3,4}(?:[${DASH}]\d{1,2})?|\d{4,5} \d{3,4} \d{1,2}|\d{10,11})`,
   'y',
 );
-/** A GS1 element string in brackets: `(01)00382903835164(17)270331(10)A213B1`. */
+/** A GS1 element string in brackets: `(01)00382903835164(10)A213B1`. */
 const GS1_TOKEN = /\(\d{2,4}\)\s?[^\s()]+(?:\s?\(\d{2,4}\)\s?[^\s()]+)*/y;
 const GS1_ANYWHERE = /(?<![A-Za-z0-9)])\(01\)\s?\d{14}(?:\s?\(\d{2,4}\)\s?[^\s()]+)*/g;
-/** Any other UDI form (HIBCC `+…`, ICCBBA `=/…`, bare GTIN): one run without spaces. */
+/** Any other UDI form (HIBCC, ICCBBA, bare GTIN): one run without spaces. */
 const UDI_TOKEN = /[^\s,;]+/y;
-/** A lot, batch or model: letters and digits, with inner `-`, `/` or `.` (`PA17-412`, `KBF/05`). */
 const CODE_TOKEN = new RegExp(String.raw`[A-Za-z0-9](?:[A-Za-z0-9]|[${DASH}/.](?=[A-Za-z0-9]))*`, 'y');
 
-/** An expiry or sell-by phrase with its date, skipped inside lot lists: `Exp. 07/18`, `Best By: 1/18/2027`. */
+/** An expiry phrase with its date, skipped in lot lists: `Exp. 07/18`, `Best By: 1/18/2027`. */
 const EXPIRY_PHRASE = new RegExp(
   String.raw`\s*\(?\s*(?:exp(?:\.|iry|iration|ires)?|use[ ${DASH}]?by|best[ ${DASH}]?by|best before|best if used by|sell[ ${DASH}]?by|mfg\.?|manufactured|production)(?:\s*dates?)?\s*[.:]*\s*(?:dates?\s*[.:]*\s*)?${DATE_IN_TEXT}\s*\)?`,
   'iy',
 );
-/** A short parenthetical after a value: `(S)`, `(exp. 01/20/2023)`. */
 const PARENTHETICAL = /\s*\([^()]{0,40}\)/y;
-/** List separators: `,`, `;`, `&`, `and`, `or` (and Spanish and French `y`, `o`, `et`, `ou`), a spaced slash; `, and` counts as one. */
+/** List separators, with Spanish and French `y`, `o`, `et`, `ou`; `, and` counts as one. */
 const SEPARATOR =
   /\s*(?:[,;&](?:\s*(?:and|or|y|et|o|ou)(?![A-Za-z]))?|(?:and|or|y|et|o|ou)(?![A-Za-z])|\s\/(?=\s))\s*/iy;
-/** Nouns that make the number before them a count, not a lot: "Lot 5 cases". */
+/** Nouns that make a number a count, not a lot: "Lot 5 cases". */
 const COUNT_NOUN =
   /\s+(?:units?|cases?|bottles?|boxes?|bags?|packages?|cartons?|pieces?|pcs|kits?|vials?|tubes?|jars?|cans?|trays?|pallets?|count)(?![A-Za-z])/iy;
-/** A range word after a value, before its other end: "to", "thru", "through", a spaced dash or tilde. */
 const RANGE_TO = new RegExp(String.raw`\s+(?:to|thru|through|until|[${DASH}~])\s+(?=[A-Za-z0-9])`, 'iy');
-/** An open bound after a value: "3114 or older", "22C15 and later" stand for many codes. */
+/** An open bound: "3114 or older" stands for many codes. */
 const OPEN_BOUND = new RegExp(String.raw`\s+(?:or|and)\s+(?:${OPEN_BOUND_WORDS})(?![A-Za-z])`, 'iy');
-/** Words that end a value or a list (labels and date words), never values themselves. */
+/** Words that end a value or list (labels, date words), never values. */
 const STOP_WORDS = new Set([
   'and',
   'y',
@@ -97,11 +84,9 @@ const STOP_WORDS = new Set([
   'na',
 ]);
 
-/** One space between two groups of a code printed in groups ("CR 18 13B"). */
+/** One space between groups of a code printed in groups ("CR 18 13B"). */
 const GROUP_GAP = /[ \u00a0](?=[A-Za-z0-9])/y;
-/** The word right before a label, separated by one space. */
 const CODE_BEFORE = /(?:^|[\s("“'])([A-Za-z0-9][A-Za-z0-9./_+-]*) $/;
-/** Whitespace, possibly none (always matches). */
 const SPACES = /\s*/y;
 
 function sticky(re: RegExp, text: string, pos: number): RegExpExecArray | null {
@@ -109,11 +94,7 @@ function sticky(re: RegExp, text: string, pos: number): RegExpExecArray | null {
   return re.exec(text);
 }
 
-/**
- * The character after a value must not glue it to something else (`12:30`, `08/27`, `5%`); a
- * closing quote or bracket ends it (`“lot code 88123”`, `[lot 88123]`), an apostrophe only
- * when no letter follows (`lot 88123'` but not `X100's`).
- */
+/** Not glued to more (`12:30`, `5%`); a closing quote ends a value, an apostrophe only before no letter. */
 function endsCleanly(text: string, end: number): boolean {
   const next = text.charAt(end);
   if (next === '') return true;
@@ -121,8 +102,6 @@ function endsCleanly(text: string, end: number): boolean {
   if (next === "'" || next === '’') return !/\p{L}/u.test(text.charAt(end + 1));
   return next === '.' && !/\d/.test(text.charAt(end + 1));
 }
-
-// --- Collecting results --------------------------------------------------------------------------
 
 class Collector implements CodeSink {
   readonly found: Identifier[] = [];
@@ -132,7 +111,7 @@ class Collector implements CodeSink {
     return this.kinds === null || this.kinds.has(kind);
   }
 
-  /** Normalises and keeps a candidate; returns whether the normaliser accepted it. */
+  /** Normalises and keeps a candidate; whether the normaliser accepted it. */
   add(kind: IdentifierKind, value: string, confidence: Confidence, minLength = 1): boolean {
     const n = normaliseIdentifier(kind, value);
     if (!n.ok || n.normalized.length < minLength) return false;
@@ -150,7 +129,7 @@ class Collector implements CodeSink {
       this.found.push({ kind: 'udi', value, normalized: n.normalized, confidence: 'extracted' });
     }
     if (n.lot !== undefined && this.wants('lot')) {
-      // The lot sits in a check-digit-verified GS1 string behind its own AI: positional, not a guess.
+      // Behind its own AI in a check-digit-verified GS1 string: positional, not a guess.
       const raw = /\(10\)\s?([^\s()]+)/.exec(value)?.[1] ?? n.lot;
       this.found.push({ kind: 'lot', value: raw, normalized: n.lot, confidence: 'extracted' });
     }
@@ -158,18 +137,15 @@ class Collector implements CodeSink {
   }
 }
 
-// --- Per-family list readers: each starts right after a label and reads as many items as follow ---
+// Per-family list readers: each starts right after a label and reads as many items as follow.
 
-/** After an item: a separator means another item may follow. Returns the new position or -1. */
+/** The position after a separator (another item may follow), or -1. */
 function nextItem(text: string, pos: number): number {
   const sep = sticky(SEPARATOR, text, pos);
   return sep ? pos + sep[0].length : -1;
 }
 
-/**
- * Reads a list from `start`: `readItem(pos, index)` reads the item at `pos` and returns where it
- * ends, or -1 to stop; the list goes on while a separator follows an item.
- */
+/** Reads a list from `start` while a separator follows each item; `readItem` returns an item's end or -1. */
 function readList(text: string, start: number, readItem: (pos: number, index: number) => number): void {
   for (let pos = start, index = 0; pos >= 0; index++) {
     const end = readItem(pos, index);
@@ -216,10 +192,7 @@ function readUdis(text: string, start: number, out: Collector): void {
   });
 }
 
-/**
- * One lot or batch value, possibly printed in space-separated groups ("CR 18 13B"). Returns
- * the values read (several when the groups are really a space-separated list) and the end.
- */
+/** One lot or model, maybe in spaced groups ("CR 18 13B"); several values when the groups are a list. */
 function readCodeGroups(
   text: string,
   pos: number,
@@ -283,20 +256,16 @@ function readCodes(
   });
 }
 
-// --- Public API ----------------------------------------------------------------------------------
-
 /**
- * Extracts the identifiers that prose names with a label. Barcodes with a valid check digit,
- * NDCs in a hyphenated layout and GS1 UDIs are `extracted`; lots, batches, models and bare
- * 11-digit NDCs are `inferred`. `value` is the text as printed, `normalized` the normaliser's
- * canonical form. Deduplicated by (kind, normalized) and sorted by them.
+ * Identifiers prose names with a label, deduplicated and sorted: valid barcodes, hyphenated NDCs
+ * and GS1 UDIs are `extracted`; lots, batches, models and bare 11-digit NDCs `inferred`.
  */
 export function extractLabelledIdentifiers(text: string, opts: ExtractOptions = {}): Identifier[] {
   const out = new Collector(opts.kinds ? new Set(opts.kinds) : null);
   if (!text) return [];
 
   const labels = findLabels(text);
-  // Tokens only when a label may head a list or a table the readers above do not read.
+  // Tokenised only when a label may head a list or table the readers above do not read.
   let runs: CodeRunReader | undefined;
   // A table read after one label also covers the labels of its header and body.
   let readUntil = 0;
@@ -335,7 +304,7 @@ export function extractLabelledIdentifiers(text: string, opts: ExtractOptions = 
     }
     if (label.bare) readCodeBefore(text, label, out);
   }
-  // Every GS1 element string found anywhere starts with `(01)`: most prose has none.
+  // A GS1 element string anywhere starts with `(01)`; most prose has none.
   if (text.includes('(01)')) {
     for (const m of text.matchAll(GS1_ANYWHERE)) out.addUdi(m[0].replace(/[.,;:]+$/, ''));
   }
@@ -343,10 +312,7 @@ export function extractLabelledIdentifiers(text: string, opts: ExtractOptions = 
   return withoutLotsThatAreModels(mergeIdentifiers(out.found));
 }
 
-/**
- * Whether the next label follows this one at once, names the same family and heads a plain
- * list ("Lot numbers: Lot 69J0134; Lot 00H3449"): that label reads the list.
- */
+/** Whether the next label follows at once, same family, heading a plain list ("Lot numbers: Lot 69J0134"). */
 function headsPlainList(text: string, label: Label, next: Label | undefined): boolean {
   if (next === undefined || next.family !== label.family) return false;
   return (
@@ -355,11 +321,7 @@ function headsPlainList(text: string, label: Label, next: Label | undefined): bo
   );
 }
 
-/**
- * Drops a lot or batch read from prose whose code was also read as a model of the same
- * recall: a table's serial column or a list's neighbour took a model for a lot, and a model
- * number stored as a lot would match a shop's lot code by accident.
- */
+/** Drops inferred lots that are also a model of the recall: as a lot it would match a shop's lot wrongly. */
 export function withoutLotsThatAreModels(ids: readonly Identifier[]): Identifier[] {
   const models = new Set(ids.filter((i) => i.kind === 'model').map((i) => i.normalized));
   return ids.filter(
@@ -368,10 +330,7 @@ export function withoutLotsThatAreModels(ids: readonly Identifier[]): Identifier
   );
 }
 
-/**
- * A model code printed before a bare "model" ("the 10-quart DUAF-10 model"): taken only when
- * it mixes letters and digits, so "the 2019 model" or "the 12-inch model" give nothing.
- */
+/** A model printed before a bare "model" ("the DUAF-10 model"), only if it mixes letters and digits. */
 function readCodeBefore(text: string, label: Label, out: Collector): void {
   const before = CODE_BEFORE.exec(text.slice(Math.max(0, label.start - 48), label.start));
   if (before === null) return;
@@ -386,11 +345,7 @@ function readCodeBefore(text: string, label: Label, out: Collector): void {
   }
 }
 
-/**
- * Deduplicates identifiers by (kind, normalized), keeping the most certain confidence
- * (exact, then extracted, then inferred) and, among equals, the first value seen; sorted by
- * kind then normalized value (code-unit order).
- */
+/** Deduplicates by (kind, normalized), keeping the most certain, then first, value; sorted by key. */
 export function mergeIdentifiers(...lists: readonly (readonly Identifier[])[]): Identifier[] {
   const byKey = new Map<string, Identifier>();
   for (const list of lists) {

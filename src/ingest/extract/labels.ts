@@ -1,35 +1,26 @@
-/**
- * The labels that name an identifier in agency prose: `UPC`, `NDC`, `Lot #`, `Model No.`,
- * `Serial Numbers`, `Date Code`, `ITEM #`, `Product Code`, `UDI-DI`, and their Spanish and
- * French forms (`códigos de lote`, `numéro de lot`, `modelo`). Each label says which family of
- * identifier follows it and the kind its values are stored as.
- */
+/** Labels that name an identifier in agency prose (`UPC`, `Lot #`, `Model No.`, Spanish and French forms). */
 import type { IdentifierKind } from '../../domain/identifiers/kinds.ts';
 
-/** What a label introduces. */
 export type LabelFamily = 'barcode' | 'ndc' | 'udi' | 'lot' | 'model' | 'vin';
 
 /** One label found in a text. */
 export interface Label {
   family: LabelFamily;
   kind: IdentifierKind;
-  /** Where the label (with its qualifier and punctuation) starts and ends in the text. */
+  /** Offsets of the label with its qualifier and punctuation. */
   start: number;
   end: number;
-  /** True for a date-code label: its values may look like dates (`JUL24`, `2024-01`). */
+  /** A date-code label: its values may look like dates (`JUL24`). */
   dateCodes: boolean;
-  /** True for a bare `model`/`models` with no qualifier, which may follow its value ("the DUAF-10 model"). */
+  /** A bare `model`, which may follow its value ("the DUAF-10 model"). */
   bare: boolean;
-  /** `of` after the label ("a lot of"), which only a barcode label survives. */
+  /** `of` follows ("a lot of"); only a barcode label survives it. */
   of: boolean;
 }
 
 /**
- * A label head, then an optional qualifier (`code(s)`, `No.`, `Number`, `#` …), an optional
- * parenthetical (`(REF)`, `(s)`), punctuation (`:`, `#`, `=`) and filler (`is`, `are`, `of`).
- * Heads that are ordinary words (`Product`, `Item`, `Part`, `Catalog`, `Style`, `Serial`) count
- * only with a qualifier; a bare `code` counts as a lot label unless the word before it says
- * what else it is (see {@link NOT_A_LOT_CODE}).
+ * A head, optional qualifier (`No.`, `#` …), parenthetical, punctuation and filler (`is`, `of`).
+ * Ordinary-word heads (`Item`) need a qualifier; a bare `code` is a lot unless {@link NOT_A_LOT_CODE}.
  */
 const LABEL = new RegExp(
   String.raw`(?<![A-Za-z0-9])(?:` +
@@ -58,7 +49,7 @@ const LABEL = new RegExp(
 const NOT_A_LOT_CODE =
   /(?:iff|supplier|vendor|customer|internal|zip|postal|area|promo|promotional|discount|coupon|qr|color|colour|country|bar|access|security|penal|federal|source|error|fault|event|diagnostic|trouble|tariff|time|phone|dialing|the|a|this|that|building|fire|safety|regulations|establishment|plant|tracking|reference|verification|activation|confirmation|order|offer)\s*$/i;
 
-/** A label's record (a function of the module, not a closure: it runs for every label). */
+/** A label's record (a module function, not a closure: it runs for every label). */
 function labelAt(
   family: LabelFamily,
   kind: IdentifierKind,
@@ -92,10 +83,9 @@ function labelOf(m: RegExpExecArray, text: string): Label | null {
       : labelAt('lot', 'lot', start, end, of, false, false);
   }
   if (g.model !== undefined) {
-    // `REF` is a label only in capitals, as printed on device labels ("ref" is an ordinary word).
+    // `REF` only in capitals, as on device labels.
     if (/^ref$/i.test(g.model) && g.model !== 'REF') return null;
-    // "Model Name" introduces names, not numbers, unless it reads "Model Name/Number"; "Model
-    // Year" introduces years.
+    // "Model Name" introduces names (unless "Model Name/Number"), "Model Year" years.
     if (g.qualifier === undefined) {
       const after = text.slice(end, end + 16);
       if (/^\s*names?\b(?!\s*\/\s*(?:numbers?|nos?\b))/i.test(after) || /^\s*years?\b/i.test(after))
@@ -118,7 +108,7 @@ function labelOf(m: RegExpExecArray, text: string): Label | null {
 /** Every label in `text`, in order. */
 export function findLabels(text: string): Label[] {
   const out: Label[] = [];
-  // An exec loop rather than matchAll, which clones the (large) label expression on every call.
+  // An exec loop: matchAll clones the large expression on every call.
   LABEL.lastIndex = 0;
   for (let m = LABEL.exec(text); m !== null; m = LABEL.exec(text)) {
     const label = labelOf(m, text);

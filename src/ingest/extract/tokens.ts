@@ -1,10 +1,5 @@
-/**
- * Prose as tokens, for reading lists and flattened tables of codes: runs of non-space
- * characters, with brackets, quotes, a leading `#` and trailing punctuation split off as tokens of their own,
- * each keeping its place in the text (so a value can be quoted exactly as printed).
- */
+/** Prose as tokens (brackets, quotes, `#` and trailing punctuation split off), each keeping its offsets. */
 
-/** One token and where it is in the text. */
 export interface Token {
   text: string;
   start: number;
@@ -12,12 +7,9 @@ export interface Token {
 }
 
 const BRACKETS = /[()[\]{}]/;
-/**
- * Split off the start of a token: quotes that open a quoted value (`"`, `“`, `‘`, `«`; an
- * apostrophe inside a word stays) and a number sign glued to its value (`#PM 4910-10`).
- */
+/** Split off a token's start: opening quotes (not a word's apostrophe) and a glued `#` (`#PM 4910-10`). */
 const OPENERS = new Set(['"', '“', '‘', '«', "'", '#']);
-/** Punctuation split off the end of a token: quotes, `,`, `;`, `:`, `!`, `?` and one full stop. */
+/** Split off a token's end, plus one full stop. */
 const CLOSERS = new Set(['"', '”', '’', '»', "'", ',', ';', ':', '!', '?']);
 
 /** Splits text into tokens (see the module comment). */
@@ -100,9 +92,8 @@ const ABBREVIATIONS = new Set([
 ]);
 
 /**
- * Whether the token at `i` ends a sentence: a `.`, `!` or `?` followed by a space and a word
- * that does not start in lower case (or by nothing), and for a full stop not after an
- * abbreviation or a single capital (an initial).
+ * Whether token `i` ends a sentence: `.`/`!`/`?` then a space and no lower-case word, and a full
+ * stop not after an abbreviation or an initial.
  */
 export function endsSentence(tokens: readonly Token[], i: number): boolean {
   const t = tokens[i];
