@@ -22,6 +22,7 @@ const meta: SourceMeta = {
   defaultBaseUrl: 'https://www.productsafety.gov.au',
 };
 
+/** The recalls feed's address. */
 export function acccFeedUrl(baseUrl: string): string {
   return `${baseUrl.replace(/\/+$/, '')}${ACCC_FEED_PATH}`;
 }
@@ -29,10 +30,11 @@ export function acccFeedUrl(baseUrl: string): string {
 async function* fetchFeed(ctx: FetchContext): AsyncGenerator<RawPage> {
   const url = acccFeedUrl(ctx.baseUrl);
   const body = (await ctx.fetcher.get(url)).body;
-  parseRecallFeed(body, url); // a page that is not the feed fails here, before it is archived
+  parseRecallFeed(body, url); // not the feed: fails here, before it is archived
   yield { name: 'feed.xml', body, url };
 }
 
+/** The ACCC adapter. */
 export const auAccc: SourceAdapter = {
   meta,
   fetch: fetchFeed,
@@ -40,7 +42,7 @@ export const auAccc: SourceAdapter = {
   parse(page: RawPage): ParsedPage {
     const feed = parseRecallFeed(page.body, page.url);
     const drafts = feed.items.map(normaliseFeedItem);
-    // One document holds the whole feed: its build date is its freshness, else its newest recall.
+    // Its build date dates the feed, else its newest recall.
     const newest = drafts.reduce<string | null>(
       (max, d) =>
         d.published_date !== null && (max === null || d.published_date > max) ? d.published_date : max,

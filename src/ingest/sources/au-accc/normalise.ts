@@ -1,8 +1,4 @@
-/**
- * One Product Safety Australia feed item → one RecallDraft. Pure: no I/O, no clock. The notice
- * fields are read from the item's HTML description by their CMS field names; every name used
- * here is an assumption recorded in the readme.
- */
+/** One ACCC feed item → one RecallDraft. Pure. The notice's field names are assumptions (readme.md). */
 import { calendarDate } from '../../../domain/dates.ts';
 import { classifyHazard } from '../../../domain/hazard-rules.ts';
 import { isPlaceholder } from '../../../domain/identifiers/text-codes.ts';
@@ -47,9 +43,8 @@ const PRA_NUMBER = /\b(\d{4})\s*\/\s*(\d{3,6})\b/;
 const PRA_IN_TEXT = /\bPRA\s*(?:number|no\.?)?\s*[:#]?\s*(\d{4})\s*\/\s*(\d{3,6})\b/i;
 
 /**
- * A date as the site prints it, as `YYYY-MM-DD`: an ISO date or date-time (the `datetime`
- * attribute of a `<time>`), an RSS date (`Tue, 10 Mar 2026 09:00:00 +1100`, read as the day
- * written, which is the Australian day) or a long date (`12 March 2026`). Null when none.
+ * `YYYY-MM-DD` from an ISO date(-time), an RSS date (`Tue, 10 Mar 2026 09:00:00 +1100`, the day as
+ * written, i.e. Australian) or a long date (`12 March 2026`); null when none.
  */
 export function acccDate(value: string | null | undefined): string | null {
   const v = (value ?? '').trim();
@@ -63,10 +58,7 @@ export function acccDate(value: string | null | undefined): string | null {
   return null;
 }
 
-/**
- * The record id: the PRA number (`PRA 2026/20123`) from its field, or from labelled text in
- * the notice; when the notice carries none, the feed's `guid`, else the item's link.
- */
+/** The PRA number (`PRA 2026/20123`) from its field or labelled text, else the `guid`, else the link. */
 export function acccRecordId(item: FeedItem, fields: Map<string, string[]>, noticeText: string): string {
   const praField = (fields.get(FIELD.pra) ?? []).map(htmlText).join(' ');
   const m = PRA_NUMBER.exec(praField) ?? PRA_IN_TEXT.exec(noticeText) ?? PRA_IN_TEXT.exec(item.title);
@@ -82,7 +74,7 @@ function fieldText(fields: Map<string, string[]>, name: string): string | null {
   return text === '' ? null : text;
 }
 
-/** The date a notice was published: its published-date field (`<time datetime>` first), else `pubDate`. */
+/** The published-date field (`<time datetime>` first), else `pubDate`. */
 function publishedDate(item: FeedItem, fields: Map<string, string[]>): string | null {
   const raw = (fields.get(FIELD.published) ?? []).join(' ');
   const attr = /\bdatetime="([^"]+)"/i.exec(raw)?.[1];
@@ -122,7 +114,7 @@ export function normaliseFeedItem(item: FeedItem): RecallDraft {
       brands: brand === null || isPlaceholder(brand) ? [] : [brand],
       models: models.values,
     },
-    // The ACCC publishes no risk grade for a recall.
+    // The ACCC publishes no risk grade.
     severity: 'unknown',
     source_classification: null,
     remedy: classifyRemedy(action),

@@ -1,13 +1,9 @@
-/**
- * The recall notice in an ACCC feed item's `description`: HTML rendered by the site's CMS
- * (Drupal), one `field--name-field-psa-recall-*` block per notice field.
- */
+/** The notice in an item's `description`: Drupal HTML, a `field--name-field-psa-recall-*` block per field. */
 import { decodeEntitiesOnce } from '../../extract/html-text.ts';
 
 /**
- * Visible text of an HTML fragment: block ends and `<br>` become line breaks, runs of spaces one
- * space. Unlike `htmlToLines` (extract/html-text.ts), every other tag becomes a space, so
- * `<strong>Batch:</strong>123` reads `Batch: 123`, and entities are decoded once.
+ * Visible text: block ends and `<br>` as line breaks, other tags as a space (unlike `htmlToLines`,
+ * so `<strong>Batch:</strong>123` reads `Batch: 123`), entities decoded once.
  */
 export function htmlText(html: string): string {
   const text = html
@@ -33,11 +29,7 @@ function elementAt(html: string, open: number): string {
   return html.slice(open);
 }
 
-/**
- * The notice's fields, by name (`pra-number`, `hazards`, `consumer-action` …): for each
- * `field--name-field-psa-recall-<name>` block, the raw HTML of its values (`field__item`
- * blocks; the block itself without its label when it has none).
- */
+/** Each `field--name-field-psa-recall-<name>` block's values (`field__item`s, else the unlabelled block). */
 export function noticeFields(html: string): Map<string, string[]> {
   const fields = new Map<string, string[]>();
   const start = /<div\b[^>]*\bclass="[^"]*\bfield--name-field-psa-recall-([a-z0-9-]+)[^"]*"[^>]*>/gi;

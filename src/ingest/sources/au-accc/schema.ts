@@ -1,7 +1,6 @@
 /**
- * The Product Safety Australia recalls RSS feed (RSS 2.0: `<rss><channel><item>…`), checked at
- * the edge (validate.ts): the elements we read must be text, and every item needs a title and
- * a link. Each item's `description` carries the recall notice as HTML (read by notice-html.ts).
+ * The ACCC recalls RSS 2.0 feed, checked at the edge (../../validate.ts): every item needs a title
+ * and a link; its `description` carries the notice as HTML (notice-html.ts).
  */
 import { Type, type Static } from '@sinclair/typebox';
 import { XMLParser } from 'fast-xml-parser';
@@ -18,6 +17,7 @@ const parser = new XMLParser({
 
 const Text = Type.Optional(Type.String());
 
+/** One feed item. */
 export const FeedItem = Type.Object(
   {
     title: Type.String({ minLength: 1 }),
@@ -40,14 +40,13 @@ const Channel = Type.Object(
 export interface RecallFeed {
   lastBuildDate: string | null;
   items: FeedItem[];
-  /** Items that drifted, set aside with the reason. */
   setAside: SetAside[];
 }
 
 const ChannelValidator = compileValidator(Channel);
 const FeedItemValidator = compileValidator(FeedItem);
 
-/** Parses one feed document (validate.ts policy); not RSS (`<rss><channel>`) is a format error. */
+/** Parses one feed document; anything but `<rss><channel>` is a format error. */
 export function parseRecallFeed(body: Buffer | string, url?: string): RecallFeed {
   const doc = parseXmlPage(parser, body, 'ACCC recalls feed', url);
   const channel = memberOf(memberOf(doc, 'rss'), 'channel');

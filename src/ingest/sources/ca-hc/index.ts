@@ -19,6 +19,7 @@ const meta: SourceMeta = {
   defaultBaseUrl: 'https://recalls-rappels.canada.ca',
 };
 
+/** The Health Canada adapter. */
 export const caHc: SourceAdapter = {
   meta,
   fetch: (ctx) => fetchHcDump(ctx),

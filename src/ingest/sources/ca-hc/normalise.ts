@@ -1,9 +1,6 @@
 /**
- * Health Canada open-data rows → recall drafts. Pure: no I/O, no clock.
- *
- * The dump's text is cleaned of what it is known to carry: padding, HTML entities (`&amp;`,
- * `&nbsp;`), zero-width spaces. The dump holds no product identifiers (no UPC or lot columns;
- * those are only in each notice's web page), so drafts carry none.
+ * Health Canada rows → recall drafts. Pure. The dump has no product identifiers (those are only
+ * on each notice's page), so drafts carry none.
  */
 import { isCalendarDate } from '../../../domain/dates.ts';
 import { classifyHazard } from '../../../domain/hazard-rules.ts';
@@ -13,38 +10,30 @@ import type { HazardCategory, Severity } from '../../../domain/taxonomy.ts';
 import { plainText } from '../../extract/html-text.ts';
 import { hcRecordId, type HcRow } from './schema.ts';
 
-/** The public site the dump's relative `URL`s are addresses on. */
+/** The site the dump's relative `URL`s are on. */
 export const HC_SITE = 'https://recalls-rappels.canada.ca';
 
 const NUMERAL = String.raw`(?:iii|ii|i|[123])`;
-/**
- * A class label and its numerals: `Class 1`, `Type II`, and ranges or lists such as `Class 2-3`,
- * `Type I - II`, `Class 1/Class 2`, `Type II to III`.
- */
+/** A class label and its numerals, ranges and lists too: `Class 1`, `Type I - II`, `Class 1/Class 2`. */
 const CLASS_LABEL = new RegExp(
   String.raw`\b(?:class|type)\s*(${NUMERAL}(?:\s*(?:-|–|—|\/|,|&|\bto\b|\bor\b|\band\b)\s*(?:(?:class|type)\s*)?${NUMERAL})*)(?![a-z0-9])`,
   'i',
 );
 const SEVERITY_BY_LEVEL: readonly Severity[] = ['serious', 'medium', 'low'];
-/** Values that stand for "no class": `--`, `-`, `N/A`, `None`. */
 const NO_CLASS = /^(?:[-–—.\s]*|n\/?a|none|not applicable)$/i;
 
-/** A cleaned text column; null when empty. */
+/** A cleaned text column (entities, padding, zero-width spaces); null when empty. */
 export function hcText(value: string | null | undefined): string | null {
   return plainText(value);
 }
 
-/** The class label as published, cleaned; null when empty or a placeholder such as `--`. */
+/** The class label as published; null when empty or a placeholder (`--`, `N/A`). */
 export function hcClassLabel(value: string | null | undefined): string | null {
   const text = hcText(value);
   return text === null || NO_CLASS.test(text) ? null : text;
 }
 
-/**
- * Severity from `Recall class`: Class 1 / Type I → serious, Class 2 / Type II → medium,
- * Class 3 / Type III → low. A range or list takes its most severe level (`Class 2-3` → medium).
- * Empty, `--` or anything else → unknown.
- */
+/** Class 1/Type I → serious, 2 → medium, 3 → low; a range takes its most severe (`Class 2-3` → medium). */
 export function hcSeverity(value: string | null | undefined): Severity {
   const label = hcClassLabel(value);
   if (label === null) return 'unknown';
@@ -57,13 +46,13 @@ export function hcSeverity(value: string | null | undefined): Severity {
   return SEVERITY_BY_LEVEL[Math.min(...levels) - 1] ?? 'unknown';
 }
 
-/** `Last updated` as a date: `YYYY-MM-DD` (a time after it is ignored); null when absent or not a date. */
+/** `Last updated` as `YYYY-MM-DD` (a time after it ignored); null unless a date. */
 export function hcDate(value: string | null | undefined): string | null {
   const m = /^(\d{4}-\d{2}-\d{2})(?:[T ].*)?$/.exec((value ?? '').trim());
   return m !== null && isCalendarDate(m[1]!) ? m[1]! : null;
 }
 
-/** The notice's address: the dump's `URL` (relative, `/en/alert-recall/<slug>`) made absolute. */
+/** The dump's relative `URL` (`/en/alert-recall/<slug>`) made absolute. */
 export function hcUrl(value: string | null | undefined): string | null {
   const v = hcText(value);
   if (v === null || !URL.canParse(v, HC_SITE)) return null;
@@ -71,7 +60,7 @@ export function hcUrl(value: string | null | undefined): string | null {
   return url.protocol === 'https:' || url.protocol === 'http:' ? url.href : null;
 }
 
-/** `Category` as an id: lower case, accents removed, words joined by `_` ("Medical devices" → `medical_devices`). */
+/** `Category` as an id: "Medical devices" → `medical_devices` (accents removed). */
 export function hcCategory(value: string | null | undefined): string | null {
   const text = hcText(value);
   if (text === null) return null;
@@ -84,7 +73,7 @@ export function hcCategory(value: string | null | undefined): string | null {
   return id === '' ? null : id;
 }
 
-/** The summary: the row's prose columns, each on its own line under its column name. */
+/** The row's prose columns, each on its own line under its column name. */
 function hcSummary(row: HcRow): string | null {
   const lines = (
     [
@@ -99,18 +88,10 @@ function hcSummary(row: HcRow): string | null {
   return lines.length === 0 ? null : lines.join('\n');
 }
 
-/**
- * Issue labels of Health Canada's own vocabulary that name a failing, not a harm, and would read
- * otherwise in the shared rules: a medical device's "Performance", and "Non harmful (quality or
- * spoilage)", where the agency says in so many words that the spoilage is not a hazard.
- */
+/** Issue labels naming a failing, not a harm: a device's "Performance", "Non harmful (quality …)". */
 const HC_QUALITY_ISSUES = /^(?:performance|non[- ]harmful\b.*)$/i;
 
-/**
- * The hazard category of `Issue`. Issues are often one terse label ("Labelling", "Brakes") that
- * names no category; then the title, which usually says why ("… recalled due to undeclared
- * milk"), is read with it.
- */
+/** From `Issue`; a terse label ("Labelling", "Brakes") is read with the title, which usually says why. */
 export function hcHazardCategory(issue: string | null, title: string | null): HazardCategory | null {
   if (issue !== null && HC_QUALITY_ISSUES.test(issue.trim())) return 'quality_defect';
   const own = classifyHazard(issue);
@@ -131,7 +112,7 @@ export function normaliseHcRow(row: HcRow): RecallDraft {
     severity: hcSeverity(row['Recall class']),
     source_classification: hcClassLabel(row['Recall class']),
     remedy: classifyRemedy(hcText(row['What you should do'])),
-    // The dump carries only `Last updated`; the original recall date is on the notice's page.
+    // Only `Last updated` is in the dump; the recall date is on the notice's page.
     recall_date: null,
     published_date: hcDate(row['Last updated']),
     countries: ['CA'],
@@ -140,10 +121,7 @@ export function normaliseHcRow(row: HcRow): RecallDraft {
   };
 }
 
-/**
- * One row per NID: when the dump lists a NID twice, the later `Last updated` wins, then the
- * first listed. Rows keep the order in which the dump first lists them.
- */
+/** One row per NID, in dump order: the later `Last updated` wins, then the first listed. */
 export function selectHcRows(rows: readonly HcRow[]): HcRow[] {
   const chosen = new Map<string, HcRow>();
   for (const row of rows) {
@@ -156,7 +134,7 @@ export function selectHcRows(rows: readonly HcRow[]): HcRow[] {
   return [...chosen.values()];
 }
 
-/** The dump's freshness: its newest `Last updated` (the file carries no stamp of its own). */
+/** The newest `Last updated` (the file carries no stamp of its own). */
 export function hcDataAsOf(rows: readonly HcRow[]): string | null {
   let newest: string | null = null;
   for (const row of rows) {

@@ -1,8 +1,6 @@
 /**
- * Health Canada's Recalls and Safety Alerts open-data dump (English, `HCRSAMOpenData.json`):
- * one bare JSON array of rows, checked at the edge (validate.ts). Known columns must be text or
- * null (the dump writes `null` for missing values; tooling also reads unlisted columns such as
- * `Main issue`, `Bacteria subtype`), and every row needs its `NID`.
+ * Health Canada's dump (`HCRSAMOpenData.json`): a bare JSON array checked at the edge
+ * (../../validate.ts); known columns text or null, unlisted ones pass, every row needs its `NID`.
  */
 import { Type, type Static } from '@sinclair/typebox';
 import {
@@ -14,7 +12,7 @@ import {
   OptionalText,
 } from '../../validate.ts';
 
-/** One row of the English dump; the column names are Health Canada's, spaces included. */
+/** One row; the column names are Health Canada's, spaces included. */
 export const HcRow = Type.Object(
   {
     NID: Type.Union([Type.String(), Type.Integer({ minimum: 0 })]),
@@ -36,14 +34,14 @@ export type HcRow = Static<typeof HcRow>;
 const readDump = jsonPageReader(Type.Array(Type.Unknown()), 'Health Canada dump', 'a bare JSON array');
 const HcRowValidator = compileValidator(HcRow);
 
-/** The row's id: `NID` as text, without padding or invisible characters. */
+/** `NID` as text, without padding or invisible characters. */
 export function hcRecordId(row: HcRow): string {
   return String(row.NID)
     .replace(/[\u200b-\u200f\u2060\ufeff]/g, '')
     .trim();
 }
 
-/** Parses and checks the dump (validate.ts policy); a row with an empty `NID` is set aside. */
+/** Parses and checks the dump; a row with an empty `NID` is set aside. */
 export function parseHcDump(body: Buffer | string, url?: string): CheckedRecords<HcRow> {
   return checkRecords(readDump(body, url), HcRowValidator, {
     place: (i) => `[${i}]`,

@@ -1,17 +1,15 @@
 /**
- * Reading the Safety Gate weekly reports: the report list first, then each report it lists
- * that is new enough, oldest first (so where a case appears in two reports, the newer report's
- * version is the one kept). On a first run (`since` null) every listed report is read; later
- * runs read the reports published since the last success minus a margin, and always the
- * newest one, so a run between two Fridays still observes the current report.
+ * Safety Gate weekly reports: the list, then each new-enough report oldest first (a case in two
+ * reports keeps the newer version); always the newest, so a mid-week run sees the current one.
  */
 import type { FetchContext, RawPage } from '../../source.ts';
 import { formatError } from '../../errors.ts';
 import { parseSafetyGatePage, type WeeklyReportRef } from './schema.ts';
 
+/** The report list's path on the base address. */
 export const SAFETY_GATE_LIST_PATH = '/safety-gate-alerts/api/download/weeklyReport/list/xml/en';
 
-/** Reports are weekly; two weeks of overlap covers a report published or corrected late. */
+/** Two weeks' overlap covers a weekly report published or corrected late. */
 export const SINCE_MARGIN_DAYS = 14;
 
 const DAY_MS = 86_400_000;
@@ -20,15 +18,14 @@ function trimBase(baseUrl: string): string {
   return baseUrl.replace(/\/+$/, '');
 }
 
+/** The report list's address. */
 export function safetyGateListUrl(baseUrl: string): string {
   return `${trimBase(baseUrl)}${SAFETY_GATE_LIST_PATH}`;
 }
 
 /**
- * The address of one weekly report. Built from the report id on our base address rather than
- * taken from the list verbatim: the listed addresses are absolute (so they would bypass a
- * configured mirror) and are reported to carry a trailing comma; the `search` parameter is
- * reported to be required (without it the server answers with a JavaScript shell).
+ * One report's address, built on our base (listed ones are absolute, bypassing a mirror, and may
+ * end in a comma); without `search` the server answers with a JavaScript shell.
  */
 export function safetyGateReportUrl(baseUrl: string, id: string): string {
   return (
@@ -37,10 +34,7 @@ export function safetyGateReportUrl(baseUrl: string, id: string): string {
   );
 }
 
-/**
- * The reports to read, oldest first: all of them when `since` is null, else those published on
- * or after `since` minus the margin, plus the newest report in any case. Duplicate ids are read once.
- */
+/** Oldest first, ids once: all when `since` is null, else those since `since` − margin, plus the newest. */
 export function selectReports(reports: readonly WeeklyReportRef[], since: Date | null): WeeklyReportRef[] {
   const byId = new Map<string, WeeklyReportRef>();
   for (const r of reports) if (!byId.has(r.id)) byId.set(r.id, r);
@@ -57,7 +51,7 @@ export function selectReports(reports: readonly WeeklyReportRef[], since: Date |
   return sorted.filter((r) => r.publicationDate >= from || r === newest);
 }
 
-/** Fetches the list (`list.xml`) and the selected reports (`report-<id>.xml`, id zero-padded to 10 digits), yielding each as served. */
+/** Yields the list (`list.xml`) and the selected reports (`report-<id>.xml`, id zero-padded to 10). */
 export async function* fetchSafetyGate(ctx: FetchContext): AsyncGenerator<RawPage> {
   const listUrl = safetyGateListUrl(ctx.baseUrl);
   const listBody = (await ctx.fetcher.get(listUrl)).body;
@@ -68,7 +62,7 @@ export async function* fetchSafetyGate(ctx: FetchContext): AsyncGenerator<RawPag
   for (const report of selectReports(list.reports, ctx.since)) {
     const url = safetyGateReportUrl(ctx.baseUrl, report.id);
     const body = (await ctx.fetcher.get(url)).body;
-    // Zero-padded, so a mirror read in name order replays the reports oldest first too.
+    // Zero-padded, so a mirror read in name order replays oldest first too.
     yield { name: `report-${report.id.padStart(10, '0')}.xml`, body, url };
   }
 }

@@ -19,6 +19,7 @@ const meta: SourceMeta = {
   defaultBaseUrl: 'https://ec.europa.eu',
 };
 
+/** The Safety Gate adapter. */
 export const euSafetyGate: SourceAdapter = {
   meta,
   fetch: (ctx) => fetchSafetyGate(ctx),
@@ -26,8 +27,7 @@ export const euSafetyGate: SourceAdapter = {
   parse(page: RawPage): ParsedPage {
     const doc = parseSafetyGatePage(page.body, page.url);
     if (doc.kind === 'list') {
-      // The list is the feed's index: its newest report is how fresh the feed is. Reports carry
-      // no stamp of their own, so the run's oldest stamp is the list's.
+      // The list's newest report dates the feed; reports carry no stamp of their own.
       const newest = doc.reports.reduce<string | null>(
         (max, r) => (max === null || r.publicationDate > max ? r.publicationDate : max),
         null,

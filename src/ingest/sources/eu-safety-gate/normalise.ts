@@ -1,7 +1,4 @@
-/**
- * One Safety Gate notification → one RecallDraft. Pure: no I/O, no clock. The mapping tables
- * are exported so the readme and the tests name the same values.
- */
+/** One Safety Gate notification → one RecallDraft. Pure; the tables are exported for the readme and tests. */
 import { countryCode } from '../../../domain/countries.ts';
 import { HAZARD_RULES, classifyHazard } from '../../../domain/hazard-rules.ts';
 import { isPlaceholder } from '../../../domain/identifiers/text-codes.ts';
@@ -15,11 +12,7 @@ import type { Notification } from './schema.ts';
 
 const TITLE_MAX = 120;
 
-/**
- * Safety Gate risk types (`riskType`, one or several separated by commas) → hazard category.
- * A type that names no physical harm of ours (environment, security, energy consumption …)
- * is `other`, and then the `danger` prose decides, if it names one.
- */
+/** `riskType` (comma-separated) → hazard; a type naming no harm of ours is `other`, and `danger` decides. */
 export const HAZARD_BY_RISK_TYPE: Readonly<Record<string, HazardCategory>> = {
   burns: 'burn',
   burn: 'burn',
@@ -48,7 +41,7 @@ export const HAZARD_BY_RISK_TYPE: Readonly<Record<string, HazardCategory>> = {
   other: 'other',
 };
 
-/** The notifying authority's risk level (`level`) → severity. Anything else is `unknown`. */
+/** The notifying authority's `level` → severity; anything else `unknown`. */
 export const SEVERITY_BY_LEVEL: Readonly<Record<string, Severity>> = {
   'serious risk': 'serious',
   serious: 'serious',
@@ -68,11 +61,9 @@ export const SEVERITY_BY_LEVEL: Readonly<Record<string, Severity>> = {
 const NO_BRAND =
   /^(?:unknown|not known|no brand|brand unknown|unbranded|none|no name|without brand|generic|n\/?a|-+|\.+)$/i;
 
-/** "Recall of the product from end users", however the measure is worded or listed. */
+/** "Recall of the product from end users", however worded. */
 const RECALL_FROM_END_USERS =
   /\brecall\w*\s+(?:of\s+(?:the\s+)?products?\s+)?from\s+(?:the\s+)?end[- ]?users?\b/i;
-
-/** A concrete remedy named by the shared rule table (not `other`/`unknown`). */
 
 function text(value: string | string[] | undefined): string | null {
   if (value === undefined) return null;
@@ -80,17 +71,13 @@ function text(value: string | string[] | undefined): string | null {
   return joined === '' ? null : joined;
 }
 
-/** The precedence of a category: its place in the shared hazard rule table, `other` last. */
+/** A category's place in the shared hazard table, `other` last. */
 function precedence(category: HazardCategory): number {
   const i = HAZARD_RULES.findIndex((r) => r.category === category);
   return i === -1 ? HAZARD_RULES.length : i;
 }
 
-/**
- * The hazard category of a notification: the mapped risk types (the most specific harm first,
- * in the order of the shared hazard table), else the `danger` prose through classifyHazard,
- * else `other` when a risk type was given, else null.
- */
+/** The mapped risk types (most specific first, per the shared table), else `danger`, else `other`/null. */
 export function safetyGateHazard(riskType: string | null, danger: string | null): HazardCategory | null {
   const types = (riskType ?? '')
     .split(/[,;]/)
@@ -106,18 +93,14 @@ export function safetyGateHazard(riskType: string | null, danger: string | null)
   return types.length > 0 || danger !== null ? 'other' : null;
 }
 
-/** Severity from the notification's risk level (`Serious risk` → `serious` …); `unknown` for any other. */
+/** `Serious risk` → `serious` …; `unknown` for any other level. */
 export function safetyGateSeverity(level: string | null): Severity {
   return SEVERITY_BY_LEVEL[(level ?? '').trim().toLowerCase().replace(/\s+/g, ' ')] ?? 'unknown';
 }
 
 /**
- * The remedy of a notification, from its `measures`: a consumer remedy the shared table names
- * (repair, replace, refund, dispose, stop_use) wins; a recall from end users means end users
- * must stop using the product (`stop_use`), except for motor vehicles, whose recalls are
- * repair campaigns the report does not spell out (`other`); any other measure (withdrawal from
- * the market, sales ban, import rejected, listing removed, warnings) asks nothing of consumers
- * (`other`); no measures at all is `unknown`.
+ * A consumer remedy the shared table names wins; a recall from end users is `stop_use` (but
+ * `other` for motor vehicles: repair campaigns not spelt out); other measures `other`; none `unknown`.
  */
 export function safetyGateRemedy(measures: string | null, category: string | null): Remedy {
   const classified = classifyRemedy(measures);
@@ -136,7 +119,7 @@ function cap(title: string): string {
   return title.length <= TITLE_MAX ? title : clipAtWord(title, TITLE_MAX).replace(/[\s,;:.-]+$/, '');
 }
 
-/** "Brand Name" (the brand prefixed unless the name already carries it), else the product type. */
+/** "Brand Name" (brand prefixed unless the name carries it), else the product type. */
 function title(brand: string | null, name: string | null, product: string | null): string | null {
   const base = name ?? product;
   if (base === null) return brand;
@@ -144,7 +127,7 @@ function title(brand: string | null, name: string | null, product: string | null
   return cap(t.replace(/\s+/g, ' '));
 }
 
-/** Country names from the optional `countries` element, whatever its shape (text or nested elements). */
+/** Country names from the optional `countries` element, text or nested. */
 function listedCountries(value: unknown): string[] {
   if (typeof value === 'string') return value.split(/[,;\n]/);
   if (Array.isArray(value)) return value.flatMap(listedCountries);
@@ -152,11 +135,7 @@ function listedCountries(value: unknown): string[] {
   return [];
 }
 
-/**
- * `countries`: the notifying country first, then any other country the notification lists,
- * as ISO codes. Names the country table does not know are left out. The product's country of
- * origin is not a country where it was recalled, so it is not included.
- */
+/** The notifying country, then any other listed, as ISO codes; unknown names and origin left out. */
 export function safetyGateCountries(n: Notification): string[] {
   const names = [n.notifyingCountry ?? '', ...listedCountries(n.countries)];
   const codes = names.map((name) => countryCode(name)).filter((c): c is string => c !== null);

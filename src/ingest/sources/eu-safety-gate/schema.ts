@@ -1,8 +1,6 @@
 /**
- * The two Safety Gate XML documents, checked at the edge (validate.ts): the weekly report list
- * (`<Safety-Gate><weeklyReport>…`) and one weekly report (`<Safety-Gate><report_date>…
- * <notifications>…`). The elements we read must be text; every notification needs a case number
- * and every listed report a publication date.
+ * The two Safety Gate XML documents, checked at the edge (../../validate.ts): the weekly report
+ * list and one weekly report; notifications need a case number, listed reports a publication date.
  */
 import { Type, type Static } from '@sinclair/typebox';
 import { XMLParser } from 'fast-xml-parser';
@@ -11,19 +9,19 @@ import { formatError } from '../../errors.ts';
 import type { SetAside } from '../../source.ts';
 import { checkRecords, compileValidator, fieldOf, memberOf, parseXmlPage } from '../../validate.ts';
 
-/** Elements that may repeat; read as arrays even when there is one. */
+/** Elements read as arrays even when there is one. */
 const REPEATED = new Set(['weeklyReport', 'notifications', 'picture']);
 
 const parser = new XMLParser({
   ignoreAttributes: true,
-  // Barcodes and batch numbers keep their leading zeros: every value stays a string.
+  // Every value stays a string: barcodes and batches keep leading zeros.
   parseTagValue: false,
   trimValues: true,
   isArray: (name) => REPEATED.has(name),
 });
 
 const Text = Type.Optional(Type.String());
-/** A field that may, exceptionally, be repeated: its values are joined with "; ". */
+/** An exceptionally repeated field: values joined with "; ". */
 const TextOrList = Type.Optional(Type.Union([Type.String(), Type.Array(Type.String())]));
 
 /** One entry of the weekly report list. */
@@ -63,7 +61,7 @@ export const Notification = Type.Object(
     URLrecall: Text,
     companyRecallCode: Text,
     productionDates: Text,
-    // Not seen in any description of the weekly report; read when present, whatever its shape.
+    // Not in any description of the report; read when present, whatever its shape.
     countries: Type.Optional(Type.Unknown()),
   },
   { additionalProperties: true },
@@ -76,14 +74,14 @@ const ReportRoot = Type.Object(
   { additionalProperties: true },
 );
 
-/** A weekly report as listed: its id (from its address), reference and publication date. */
+/** A weekly report as listed. */
 export interface WeeklyReportRef {
-  /** The numeric report id in the detail address (`…/detail/xml/10000325…`). */
+  /** The numeric id in the detail address (`…/detail/xml/10000325…`). */
   id: string;
   reference: string | null;
   /** YYYY-MM-DD. */
   publicationDate: string;
-  /** The detail address as listed (entities decoded). */
+  /** As listed, entities decoded. */
   url: string;
 }
 
@@ -92,10 +90,11 @@ export interface WeeklyReport {
   /** YYYY-MM-DD. */
   reportDate: string;
   notifications: Notification[];
-  /** Notifications that drifted, set aside with the reason. */
+  /** Notifications that drifted, with the reason. */
   setAside: SetAside[];
 }
 
+/** A parsed Safety Gate page: the report list or one weekly report. */
 export type SafetyGateDocument =
   { kind: 'list'; reports: WeeklyReportRef[] } | { kind: 'report'; report: WeeklyReport };
 
@@ -104,10 +103,7 @@ const WeeklyReportEntryValidator = compileValidator(WeeklyReportEntry);
 const ReportRootValidator = compileValidator(ReportRoot);
 const NotificationValidator = compileValidator(Notification);
 
-/**
- * A Safety Gate date (`DD/MM/YYYY`, as the reports print them, or ISO `YYYY-MM-DD`) as
- * `YYYY-MM-DD`, or null when it is no real calendar day.
- */
+/** `DD/MM/YYYY` (as printed) or ISO → `YYYY-MM-DD`; null unless a real day. */
 export function safetyGateDate(value: string): string | null {
   const v = value.trim();
   let y: number, mo: number, d: number;
@@ -121,7 +117,7 @@ export function safetyGateDate(value: string): string | null {
   return calendarDate(y, mo, d);
 }
 
-/** The report id in a listed detail address, e.g. `…/weeklyReport/detail/xml/10000325?language=en`. */
+/** The report id in a listed address (`…/weeklyReport/detail/xml/10000325?language=en`). */
 export function reportIdFromUrl(url: string): string | null {
   return /\/weeklyReport\/detail\/xml\/(\d+)(?:[?,/]|$)/.exec(url)?.[1] ?? null;
 }
@@ -173,11 +169,7 @@ function parseReport(root: Record<string, unknown>, url: string | undefined): We
   return { reportDate, notifications: records, setAside };
 }
 
-/**
- * Parses one Safety Gate page: the weekly report list or one weekly report, told apart by
- * their content. Throws UpstreamError('format') when the page is not well-formed XML, has no
- * `<Safety-Gate>` root, is neither document, or an entry drifted.
- */
+/** The report list or a weekly report, told apart by content; UpstreamError('format') otherwise. */
 export function parseSafetyGatePage(body: Buffer | string, url?: string): SafetyGateDocument {
   const root = parseXml(body, url);
   if ('weeklyReport' in root) return { kind: 'list', reports: parseList(root, url) };

@@ -19,7 +19,7 @@ const meta: SourceMeta = {
   defaultBaseUrl: 'https://data.food.gov.uk',
 };
 
-/** The newest change among the alerts of a page (ISO date-time or date), or null. */
+/** The newest change among a page's alerts (ISO date-time or date), or null. */
 function newestChange(items: readonly FoodAlert[]): string | null {
   let best: { at: number; stamp: string } | null = null;
   for (const item of items) {
@@ -31,15 +31,14 @@ function newestChange(items: readonly FoodAlert[]): string | null {
   return best?.stamp ?? null;
 }
 
+/** The FSA adapter. */
 export const ukFsa: SourceAdapter = {
   meta,
   fetch: (ctx) => fetchFoodAlerts(ctx),
   acceptsFile: (name) => /\.json$/i.test(name),
   parse(page: RawPage): ParsedPage {
     const { items, setAside } = parseFoodAlertPage(page.body, page.url);
-    // The feed's freshness is its newest change, which the first page (newest first) carries.
-    // Later pages hold older alerts and say nothing about freshness, so they give no stamp
-    // (the run keeps the oldest stamp of its pages).
+    // Only the first page (newest first) dates the feed; older pages give no stamp.
     const first = /^page-0*1\.json$/i.test(page.name);
     return { dataAsOf: first ? newestChange(items) : null, drafts: items.map(normaliseFoodAlert), setAside };
   },

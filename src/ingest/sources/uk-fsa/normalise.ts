@@ -1,7 +1,4 @@
-/**
- * One FSA food alert → one RecallDraft. Pure: no I/O, no clock. The mapping tables are
- * exported so the readme and the tests name the same values.
- */
+/** One FSA food alert → one RecallDraft. Pure; the tables are exported for the readme and tests. */
 import { isCalendarDate } from '../../../domain/dates.ts';
 import { classifyHazard } from '../../../domain/hazard-rules.ts';
 import type { Identifier, RecallDraft } from '../../../domain/recall.ts';
@@ -15,13 +12,9 @@ import { asList, labelText, type FoodAlert, type Labelled } from './schema.ts';
 export type FsaAlertType = 'AA' | 'PRIN' | 'FAFA';
 
 /**
- * Severity by alert type. The FSA grades no risk level; the type says who must act:
- * - FAFA (Food Alert for Action): the most serious type, local authorities must act to remove
- *   the food from the chain → `high` (not `serious`, which is kept for an agency's own
- *   explicit top risk grade, such as FDA Class I or Safety Gate "Serious risk");
- * - PRIN (Product Recall Information Notice): a recall from consumers, no enforcement action
- *   needed → `medium`;
- * - AA (Allergy Alert): a risk to people with the named allergy only → `medium`.
+ * The FSA grades no risk; the type says who acts. FAFA (local authorities must remove the food) is
+ * `high`, not `serious`, which is kept for an agency's explicit top grade (FDA Class I); PRIN
+ * (recall from consumers) and AA (allergy alert: the allergic only) are `medium`.
  */
 export const SEVERITY_BY_TYPE: Readonly<Record<FsaAlertType, Severity>> = {
   FAFA: 'high',
@@ -40,7 +33,7 @@ function labels(value: Labelled | Labelled[] | null | undefined): string[] {
     .filter((t): t is string => t !== null);
 }
 
-/** The alert type: the `AA`/`PRIN`/`FAFA` among the `type` URIs, else the notation's middle part. */
+/** `AA`/`PRIN`/`FAFA` from the `type` URIs, else the notation's middle part. */
 export function fsaAlertType(alert: Pick<FoodAlert, 'type' | 'notation'>): FsaAlertType | null {
   for (const uri of asList(alert.type)) {
     const last = uri
@@ -54,16 +47,13 @@ export function fsaAlertType(alert: Pick<FoodAlert, 'type' | 'notation'>): FsaAl
   return fromNotation === 'AA' || fromNotation === 'PRIN' || fromNotation === 'FAFA' ? fromNotation : null;
 }
 
-/** An API date or date-time (`2026-02-16`, `2026-02-16T21:14:53.556Z`) as `YYYY-MM-DD`, or null. */
+/** A date or date-time (`2026-02-16T21:14:53.556Z`) as `YYYY-MM-DD`, or null. */
 export function fsaDate(value: string | null | undefined): string | null {
   const day = (value ?? '').trim().slice(0, 10);
   return isCalendarDate(day) ? day : null;
 }
 
-/**
- * The remedy: what the consumer advice tells people to do, through the shared rule table; when
- * it names no concrete remedy, what the action taken names; any wording that names none is `other`.
- */
+/** The consumer advice via the shared rules; without a concrete remedy, the action taken; else `other`. */
 export function fsaRemedy(consumerAdvice: string | null, actionTaken: string | null): Remedy {
   const advice = classifyRemedy(consumerAdvice);
   if (isConcreteRemedy(advice)) return advice;
@@ -72,10 +62,7 @@ export function fsaRemedy(consumerAdvice: string | null, actionTaken: string | n
   return advice === 'unknown' ? action : advice;
 }
 
-/**
- * Allergy alerts are undeclared allergens by definition; other alerts are classified from
- * their risk statements, or from the title when there is none.
- */
+/** Allergy alerts are undeclared allergens by definition; others from the risk statements, else title. */
 export function fsaHazard(
   type: FsaAlertType | null,
   riskStatement: string | null,
@@ -85,11 +72,7 @@ export function fsaHazard(
   return classifyHazard(riskStatement ?? title);
 }
 
-/**
- * Batch codes (`batch`) and lot numbers (`lot`) from their dedicated fields, labelled codes in
- * batch prose, and labelled identifiers in the rest a person reads of the alert: its title and
- * description, and each product's name and pack size ("… 500g, barcode 5012345678900").
- */
+/** Batch/lot fields, labelled codes in batch prose, and labelled identifiers in the rest a person reads. */
 function batchIdentifiers(alert: FoodAlert): Identifier[] {
   const found: Identifier[][] = [];
   const prose = [
@@ -137,7 +120,7 @@ export function normaliseFoodAlert(alert: FoodAlert): RecallDraft {
     remedy: fsaRemedy(consumerAdvice, actionTaken),
     recall_date: created,
     published_date: created,
-    // The alert's `country` names UK nations (England, Wales, Northern Ireland, Scotland): all GB.
+    // `country` names UK nations: all GB.
     countries: ['GB'],
     url: text(alert.alertURL),
     identifiers: batchIdentifiers(alert),

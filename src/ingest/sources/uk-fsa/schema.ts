@@ -1,26 +1,20 @@
 /**
- * A page of the FSA Food Alerts API (`{meta, items[]}` for the list and for one alert alike),
- * checked at the edge (validate.ts); every alert needs its notation. The API is linked data
- * rendered as JSON, so a property with one value may come as that value or as a one-element
- * array, and a coded value as a string or as `{"@id", "label"}`; both are accepted.
+ * An FSA Food Alerts API page (`{meta, items[]}`), checked at the edge (../../validate.ts). Linked
+ * data as JSON: one value may come as a one-element array, a coded one as `{"@id", "label"}`.
  */
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import type { SetAside } from '../../source.ts';
 import { checkRecords, compileValidator, fieldOf, jsonPageReader, OptionalText } from '../../validate.ts';
 
-/** A value that may be given once or as a list. */
 const OneOrMany = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Array(schema)]);
 
-/** A literal: a plain string, or a language-tagged one (`{"@value": "…", "@language": "en"}`). */
+/** A plain or language-tagged string (`{"@value": "…", "@language": "en"}`). */
 const Literal = Type.Union([
   Type.String(),
   Type.Object({ '@value': Type.String() }, { additionalProperties: true }),
 ]);
 
-/**
- * A coded or labelled value: a plain string, or an object carrying a label or a literal. Real
- * alerts give some labels as a list (`country[].label: ["England", "England"]`).
- */
+/** A coded value: a string, or an object with a label (sometimes a list) or a literal. */
 export const Labelled = Type.Union([
   Type.String(),
   Type.Object(
@@ -38,12 +32,13 @@ export type Labelled = Static<typeof Labelled>;
 const LabelledField = Type.Optional(Type.Union([OneOrMany(Labelled), Type.Null()]));
 const Codes = Type.Optional(Type.Union([OneOrMany(Type.String()), Type.Null()]));
 
+/** One batch of a product. */
 export const BatchDescription = Type.Object(
   {
     batchCode: Codes,
     lotNumber: Codes,
     batchTextDescription: OptionalText,
-    // Dates, never identifiers: read by no one, typed so that drift still shows.
+    // Dates, never identifiers: unread, typed so drift still shows.
     bestBeforeDescription: OptionalText,
     bestBeforeDate: OptionalText,
     useByDescription: OptionalText,
@@ -53,6 +48,7 @@ export const BatchDescription = Type.Object(
 );
 export type BatchDescription = Static<typeof BatchDescription>;
 
+/** One product of an alert. */
 export const ProductDetails = Type.Object(
   {
     productName: OptionalText,
@@ -64,6 +60,7 @@ export const ProductDetails = Type.Object(
 );
 export type ProductDetails = Static<typeof ProductDetails>;
 
+/** One problem of an alert. */
 export const Problem = Type.Object(
   {
     riskStatement: OptionalText,
@@ -111,16 +108,15 @@ const readPage = jsonPageReader(
   '{items[]}',
 );
 
-/** One page of the Food Alerts API: its alerts. */
+/** One page's alerts. */
 export interface FoodAlertPage {
   items: FoodAlert[];
-  /** Alerts that drifted, set aside with the reason. */
   setAside: SetAside[];
 }
 
 const FoodAlertValidator = compileValidator(FoodAlert);
 
-/** Parses and checks one page of the Food Alerts API (validate.ts policy). */
+/** Parses and checks one page. */
 export function parseFoodAlertPage(body: Buffer | string, url?: string): FoodAlertPage {
   const { records, setAside } = checkRecords(readPage(body, url).items, FoodAlertValidator, {
     place: (i) => `items[${i}]`,
@@ -135,12 +131,11 @@ export function asList<T>(value: T | T[] | null | undefined): T[] {
   return Array.isArray(value) ? value : [value];
 }
 
-/** The text of a literal, plain or language-tagged. */
 function literalText(value: Static<typeof Literal>): string {
   return typeof value === 'string' ? value : value['@value'];
 }
 
-/** The text of a labelled value: the string itself, else its (first non-empty) `label`, else its `@value`. */
+/** The string, else its first non-empty `label`, else its `@value`. */
 export function labelText(value: Labelled): string | null {
   const candidates =
     typeof value === 'string' ? [value] : [...asList(value.label).map(literalText), value['@value'] ?? ''];

@@ -1,8 +1,6 @@
 /**
- * Fetching the CPSC Recall Retrieval web service. There is no paging: one GET returns every
- * match as one bare JSON array. The first run (no `since`) asks with no filter, which returns
- * the whole corpus (about 9,900 records, 27 MB). Later runs ask for the records whose
- * `LastPublishDate` falls between `since` minus a safety margin and today.
+ * CPSC Recall Retrieval: no paging, one GET returns one bare JSON array; the first run asks for
+ * everything (about 9,900 records, 27 MB), later runs for a `LastPublishDate` window.
  */
 import type { FetchContext, RawPage } from '../../source.ts';
 import { parseCpscPage } from './schema.ts';
@@ -12,15 +10,11 @@ export const CPSC_LOOKBACK_DAYS = 30;
 
 const DAY_MS = 86_400_000;
 
-/** A UTC calendar day as CPSC's filters take it: `YYYY-MM-DD`. */
 function day(date: Date): string {
   return date.toISOString().slice(0, 10);
 }
 
-/**
- * The address of one query: everything when `since` is null, else the `LastPublishDate`
- * window from `since` − 30 days to `now` (both bounds inclusive, UTC days).
- */
+/** Everything when `since` is null, else `LastPublishDate` from `since` − 30 days to `now` (UTC days). */
 export function cpscRecallUrl(baseUrl: string, since: Date | null, now: Date): string {
   const base = `${baseUrl.replace(/\/+$/, '')}/RestWebServices/Recall?format=json`;
   if (since === null) return base;
@@ -29,10 +23,8 @@ export function cpscRecallUrl(baseUrl: string, since: Date | null, now: Date): s
 }
 
 /**
- * Fetches the one answer and yields it as served, named `recalls.json`. It is validated before
- * it is yielded, so CPSC's in-band error record (HTTP 200, `RecallID: 0`) fails the run here,
- * with its address, before anything is archived as a good page. An empty array is yielded too:
- * see readme.md for why an empty window then fails the run as `empty`.
+ * Yields the one answer as `recalls.json`, validated first so CPSC's in-band error record fails
+ * here before it is archived; an empty array is yielded too (readme.md, "An empty window").
  */
 export async function* fetchCpscRecalls(ctx: FetchContext): AsyncGenerator<RawPage> {
   const url = cpscRecallUrl(ctx.baseUrl, ctx.since, ctx.now);

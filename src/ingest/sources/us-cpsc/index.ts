@@ -19,6 +19,7 @@ const meta: SourceMeta = {
   defaultBaseUrl: 'https://www.saferproducts.gov',
 };
 
+/** The CPSC adapter. */
 export const usCpsc: SourceAdapter = {
   meta,
   fetch: fetchCpscRecalls,
@@ -26,7 +27,7 @@ export const usCpsc: SourceAdapter = {
   parse(page: RawPage): ParsedPage {
     const { records, setAside } = parseCpscPage(page.body, page.url);
     const drafts = records.map(normaliseCpscRecord);
-    // The newest publication date in the answer: CPSC sends no freshness stamp of its own.
+    // The newest publication date: CPSC sends no freshness stamp of its own.
     let dataAsOf: string | null = null;
     for (const d of drafts) {
       if (d.published_date !== null && (dataAsOf === null || d.published_date > dataAsOf)) {

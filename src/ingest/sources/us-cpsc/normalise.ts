@@ -1,9 +1,6 @@
 /**
- * One CPSC recall record → one RecallDraft. Pure: no I/O, no clock.
- *
- * `ConsumerContact` (firm phone numbers, e-mail addresses and web addresses) is never read, so
- * no contact field reaches a draft. `Injuries`, `Retailers`, `Manufacturers`, `Importers` and
- * `Distributors` are not read either: they are prose about people and firms, not product facts.
+ * One CPSC recall record → one RecallDraft. Pure. `ConsumerContact`, `Injuries`, `Retailers` and
+ * the firm lists are never read: contacts and prose about people and firms, not product facts.
  */
 import { maskEmails } from '../../../domain/personal-data.ts';
 import { classifyHazard } from '../../../domain/hazard-rules.ts';
@@ -20,15 +17,15 @@ import {
 } from '../../extract/labelled-identifiers.ts';
 import type { CpscRecord } from './schema.ts';
 
-/** CPSC's short remedy labels (`RemedyOptions[].Option`), lower-cased, mapped to the contract. */
+/** CPSC's `RemedyOptions[].Option` labels, lower-cased, mapped to the contract. */
 const REMEDY_BY_OPTION: Readonly<Record<string, Remedy>> = {
   refund: 'refund',
   replace: 'replace',
   repair: 'repair',
   dispose: 'dispose',
-  // A corrected label for the consumer to apply: the product is fixed in place, like a repair kit.
+  // A corrected label the consumer applies fixes the product in place, like a repair kit.
   label: 'repair',
-  // Corrected instructions or a self-inspection: neither fixes, swaps nor refunds the product.
+  // Neither fixes, swaps nor refunds the product.
   'new instructions': 'other',
   inspect: 'other',
 };
@@ -38,7 +35,6 @@ function text(value: string | null | undefined): string | null {
   return t === '' ? null : t;
 }
 
-/** The non-empty values of one member of a CPSC list (`Hazards[].Name` …). */
 function members<T>(
   list: readonly T[] | null | undefined,
   pick: (item: T) => string | null | undefined,
@@ -46,17 +42,13 @@ function members<T>(
   return (list ?? []).map((item) => text(pick(item))).filter((t): t is string => t !== null);
 }
 
-/** `YYYY-MM-DDT00:00:00` (no zone, as CPSC writes dates) → `YYYY-MM-DD`; null when no real day. */
+/** `YYYY-MM-DDT00:00:00` (zoneless, as CPSC writes) → `YYYY-MM-DD`; null when no real day. */
 export function cpscDate(value: string | null | undefined): string | null {
   const m = /^(\d{4}-\d{2}-\d{2})(?:T\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?)?$/.exec((value ?? '').trim());
   return m?.[1] !== undefined && isCalendarDate(m[1]) ? m[1] : null;
 }
 
-/**
- * The recall page's address. CPSC sometimes leaves spaces in it (`…/Torquay eTrading Recalls …`):
- * it is given in its encoded form (`%20`), as a browser would request it; what is not an
- * http(s) address is null.
- */
+/** The recall page's address percent-encoded (CPSC leaves spaces in some); null unless http(s). */
 export function cpscUrl(value: string | null | undefined): string | null {
   const raw = text(value);
   if (raw === null) return null;
@@ -68,11 +60,7 @@ export function cpscUrl(value: string | null | undefined): string | null {
   }
 }
 
-/**
- * The remedy: CPSC's own short labels first (the best by precedence when several are offered);
- * when none is a known label (absent, truncated such as `R`, or a sentence filed in the wrong
- * field), the wording of the unknown labels and of `Remedies[].Name` through the shared rules.
- */
+/** CPSC's own labels first (best by precedence); if none is known (`R`, a sentence), the shared rules. */
 export function cpscRemedy(options: readonly string[], remedyProse: readonly string[]): Remedy {
   const mapped: Remedy[] = [];
   const unknown: string[] = [];
@@ -85,7 +73,7 @@ export function cpscRemedy(options: readonly string[], remedyProse: readonly str
   return classifyRemedy([...unknown, ...remedyProse]);
 }
 
-/** Values of a dedicated field, which may list several codes separated by `,` or `;`. */
+/** A dedicated field's values, which may list several codes split by `,` or `;`. */
 function dedicated(kind: IdentifierKind, values: readonly string[]): Identifier[] {
   return exactIdentifiers(
     kind,
@@ -93,22 +81,14 @@ function dedicated(kind: IdentifierKind, values: readonly string[]): Identifier[
   );
 }
 
-/**
- * Whether a model read from Description prose is a false reading of CPSC's wording:
- * a measurement in a list ("Model 552, 52.5 LB …"), a number joined to a word
- * ("12-Gun and 18-Gun Safes", "models 2-panel, 3-panel"), or a year in a model-year table.
- */
+/** Whether a prose model is a misreading: a measure ("52.5 LB"), "12-Gun", or a model-year table's year. */
 export function isProseModelNoise(value: string, description: string): boolean {
   if (/^\d+\.\d+$/.test(value)) return true;
   if (/^\d+-[A-Z]?[a-z]{2,}$/.test(value)) return true;
   return /^(?:19|20)\d{2}$/.test(value) && /\bmodel years?\b/i.test(description);
 }
 
-/**
- * The prose a person reads on the recall's page, one text per field: the title, the
- * description, each product's name and description, each image caption and the remedy text.
- * `ConsumerContact` is never read, and neither are the firm, retailer and injury lists.
- */
+/** The prose a person reads on the recall page, one text per field (no contacts, firms or injuries). */
 function cpscProse(record: CpscRecord): string[] {
   return [
     record.Title,
@@ -148,7 +128,7 @@ export function normaliseCpscRecord(record: CpscRecord): RecallDraft {
   const identifiers = cpscIdentifiers(record);
 
   return {
-    // RecallID: the API's own integer key, present on every record (see readme.md).
+    // The API's own integer key, on every record (readme.md, "Record id").
     recordId: String(record.RecallID),
     title: text(record.Title),
     // Descriptions occasionally list sellers' e-mail addresses: personal data, masked.
@@ -160,7 +140,7 @@ export function normaliseCpscRecord(record: CpscRecord): RecallDraft {
       brands: [],
       models: identifiers.filter((i) => i.kind === 'model').map((i) => i.value),
     },
-    // CPSC does not grade recalls (see readme.md).
+    // CPSC does not grade recalls (readme.md, "Severity").
     severity: 'unknown',
     source_classification: null,
     remedy: cpscRemedy(

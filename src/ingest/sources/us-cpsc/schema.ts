@@ -1,8 +1,6 @@
 /**
- * The CPSC Recall Retrieval answer: a bare JSON array of recall records, checked at the edge
- * (validate.ts). Every field is optional except `RecallID` (CPSC sends `""` or `[]` for empty
- * fields, and mirrors may drop them). CPSC reports its own errors as HTTP 200 with one record
- * `RecallID: 0`, `Title: "Error retrieving Recalls: …"`: that is a format error too.
+ * The CPSC answer: a bare JSON array, checked at the edge (../../validate.ts). Every field but
+ * `RecallID` is optional (CPSC sends `""` or `[]`, mirrors drop them).
  */
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import { formatError } from '../../errors.ts';
@@ -15,14 +13,14 @@ import {
   OptionalText,
 } from '../../validate.ts';
 
-/** A list of objects; only the members the adapter reads are typed, the rest pass. */
+/** A list of objects; only the members read are typed. */
 function List<T extends Record<string, TSchema>>(members: T) {
   return Type.Optional(
     Type.Union([Type.Array(Type.Object(members, { additionalProperties: true })), Type.Null()]),
   );
 }
 
-/** One recall record. `ConsumerContact` is deliberately not declared: it is never read. */
+/** One recall record; `ConsumerContact` is deliberately undeclared: it is never read. */
 export const CpscRecord = Type.Object(
   {
     RecallID: Type.Integer({ minimum: 0 }),
@@ -48,23 +46,19 @@ export const CpscRecord = Type.Object(
 );
 export type CpscRecord = Static<typeof CpscRecord>;
 
-/** The title CPSC gives the record that reports a failed query (e.g. a malformed date). */
 const ERROR_TITLE = /^\s*Error retrieving Recalls\b/i;
 
 const readPage = jsonPageReader(Type.Array(Type.Unknown()), 'CPSC answer', 'a bare array of recalls');
 const CpscRecordValidator = compileValidator(CpscRecord);
 
-/** CPSC's in-band report of a failed query: `RecallID: 0`, `Title: "Error retrieving Recalls: …"`. */
+/** CPSC's in-band failure report (HTTP 200): `RecallID: 0`, `Title: "Error retrieving Recalls: …"`. */
 function isErrorRecord(record: unknown): record is { Title?: unknown } {
   if (record === null || typeof record !== 'object') return false;
   const { RecallID, Title } = record as Record<string, unknown>;
   return RecallID === 0 || (typeof Title === 'string' && ERROR_TITLE.test(Title));
 }
 
-/**
- * Parses and checks one CPSC answer (validate.ts policy); CPSC's in-band error record is a
- * format error. An empty array is a valid answer (a quiet date window).
- */
+/** Parses and checks one answer; the in-band error record is a format error, an empty array valid. */
 export function parseCpscPage(body: Buffer | string, url?: string): CheckedRecords<CpscRecord> {
   const json = readPage(body, url);
   const error = json.find(isErrorRecord);

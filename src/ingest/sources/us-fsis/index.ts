@@ -20,6 +20,7 @@ const meta: SourceMeta = {
   defaultBaseUrl: 'https://www.fsis.usda.gov',
 };
 
+/** The FSIS adapter. */
 export const usFsis: SourceAdapter = {
   meta,
   fetch: (ctx) => fetchFsisRecalls(ctx),

@@ -1,10 +1,6 @@
 /**
- * FSIS recall records → recall drafts. Pure: no I/O, no clock.
- *
- * English and Spanish versions of a notice are separate records sharing `field_recall_number`;
- * {@link selectFsisRecords} keeps one record per notice (the English one when there is one),
- * and {@link normaliseFsisRecord} maps it. The contact fields are never copied, and the press
- * release is cleaned of contact details before it becomes the summary (see press-release.ts).
+ * FSIS records → recall drafts. Pure. English and Spanish versions share `field_recall_number`;
+ * one per notice is kept. Contact fields never reach a draft (see press-release.ts).
  */
 import { isCalendarDate } from '../../../domain/dates.ts';
 import { classifyHazard } from '../../../domain/hazard-rules.ts';
@@ -17,27 +13,22 @@ import { htmlToLines, plainText } from '../../extract/html-text.ts';
 import { adviceLines, contactParts, pressReleaseLines } from './press-release.ts';
 import { fsisRecallNumber, type FsisRecord } from './schema.ts';
 
-/** The public site the record addresses point at. */
 export const FSIS_SITE = 'https://www.fsis.usda.gov';
 
-/**
- * Identifier kinds taken from FSIS prose: barcodes and lots, each only next to a label that
- * names it. Establishment numbers (`EST. 12345`) are never taken (see readme.md), and models,
- * NDCs and UDIs do not occur on meat, poultry and egg products.
- */
+/** Barcodes and lots, next to a label only; never establishment numbers (readme.md). */
 const KINDS: readonly IdentifierKind[] = ['upc', 'ean', 'gtin', 'lot', 'batch'];
 
-/** FSIS classes; a Public Health Alert is not a class (see readme.md for why it maps to `high`). */
+/** FSIS classes; a Public Health Alert is not one (readme.md explains why it maps to `high`). */
 const SEVERITY_BY_CLASS: Readonly<Record<string, Severity>> = {
   i: 'serious',
   ii: 'medium',
   iii: 'low',
 };
 
-/** Categories that name a failing rather than a harm: the narrative may say which harm. */
+/** Categories naming a failing, not a harm: the narrative may say which harm. */
 const GENERIC_HAZARDS: ReadonlySet<HazardCategory> = new Set(['other', 'quality_defect', 'mislabelling']);
 
-/** FSIS's standard disposal advice, which the shared remedy rules do not word this way. */
+/** FSIS's disposal wording, which the shared remedy rules do not know. */
 const FSIS_DISPOSE: readonly RegExp[] = [
   /\bthrown (?:away|out)\b/i,
   /\breturned to the (?:place|point|store) of purchase\b/i,
@@ -47,7 +38,7 @@ const FSIS_DISPOSE: readonly RegExp[] = [
   /\bno consumir\w*/i,
 ];
 
-/** A multi-value field (string before June 2026, array since) as a list of non-empty strings. */
+/** A multi-value field (string before June 2026, array since) as non-empty strings. */
 export function fsisList(value: string | readonly string[] | null | undefined): string[] {
   if (value === null || value === undefined) return [];
   return (typeof value === 'string' ? [value] : value).filter((v) => v.trim() !== '');
@@ -60,15 +51,12 @@ function fsisText(value: string | readonly string[] | null | undefined): string 
   return parts.length === 0 ? null : parts.join(', ');
 }
 
-/** Whether a record is the English version (`langcode` "English"). */
+/** Whether a record is the English version. */
 export function isEnglish(record: FsisRecord): boolean {
   return /^\s*(?:english|en)\s*$/i.test(record.langcode);
 }
 
-/**
- * The recall numbers a notice covers: `019-020-2026` covers `019-2026` and `020-2026`; any
- * other form (`036-2025`, `PHA-04092026-01`, `007-2020-EXP`) covers itself.
- */
+/** The numbers a notice covers: `019-020-2026` → `019-2026`, `020-2026`; other forms cover themselves. */
 export function fsisRecallNumbers(recallNumber: string): string[] {
   const m = /^(\d{3}(?:-\d{3})+)-(\d{4})$/.exec(recallNumber);
   if (m === null) return [recallNumber];
@@ -76,12 +64,8 @@ export function fsisRecallNumbers(recallNumber: string): string[] {
 }
 
 /**
- * One record per notice. Twins share a recall number: the English version is kept and the
- * others dropped. A non-English record is also dropped when every recall number it covers is
- * covered by English records (a compound `019-020-2026` twin of `019-2026` and `020-2026`, or
- * the reverse). A non-English record with no English twin stays. Between two records of the
- * same language and number, the later `field_last_modified_date` wins, then the first served.
- * Notices keep the order in which the feed first lists them.
+ * One record per notice, in feed order: English preferred, then the later modification, then the
+ * first served; a non-English record whose numbers English records cover is dropped.
  */
 export function selectFsisRecords(records: readonly FsisRecord[]): FsisRecord[] {
   const chosen = new Map<string, FsisRecord>();
@@ -107,17 +91,13 @@ export function selectFsisRecords(records: readonly FsisRecord[]): FsisRecord[] 
   );
 }
 
-/** `YYYY-MM-DD` as FSIS writes it; null when empty or not a real calendar date. */
+/** `YYYY-MM-DD` as FSIS writes it; null unless a real calendar date. */
 export function fsisDate(value: string | null | undefined): string | null {
   const v = (value ?? '').trim();
   return isCalendarDate(v) ? v : null;
 }
 
-/**
- * Severity from the class: `field_recall_classification` ("Class I/II/III", "Public Health
- * Alert"), else `field_risk_level` ("High - Class I", "Medium - Class I", "Low - Class II",
- * "Marginal - Class III", "Public Health Alert"), else a Public Health Alert `field_recall_type`.
- */
+/** The class in `field_recall_classification`, else `field_risk_level`, else `field_recall_type`. */
 export function fsisSeverity(
   record: Pick<FsisRecord, 'field_recall_classification' | 'field_risk_level' | 'field_recall_type'>,
 ): Severity {
@@ -131,7 +111,7 @@ export function fsisSeverity(
   return /\bpublic health alert\b/i.test(record.field_recall_type ?? '') ? 'high' : 'unknown';
 }
 
-/** The public address of a notice: `field_recall_url`, made absolute and https on the FSIS site. */
+/** `field_recall_url`, made absolute and https on the FSIS site. */
 export function fsisUrl(value: string | null | undefined): string | null {
   const v = (value ?? '').trim();
   if (v === '') return null;
@@ -141,7 +121,7 @@ export function fsisUrl(value: string | null | undefined): string | null {
   return url.protocol === 'https:' || url.protocol === 'http:' ? url.href : null;
 }
 
-/** The remedy FSIS advises: the shared rules over the advice paragraphs, plus FSIS's own disposal wording. */
+/** The shared remedy rules over the advice paragraphs, plus FSIS's disposal wording. */
 export function fsisRemedy(advice: readonly string[]): Remedy {
   const remedy = classifyRemedy(advice);
   if (remedy === 'other' && FSIS_DISPOSE.some((re) => advice.some((line) => re.test(line)))) return 'dispose';
@@ -149,11 +129,8 @@ export function fsisRemedy(advice: readonly string[]): Remedy {
 }
 
 /**
- * The hazard: from the reason and the title, which name it ("Misbranding, Unreported
- * Allergens"); when they name only a failing ("Product Contamination", "Processing Defect",
- * "Import Violation"), from the narrative when it names the harm (Salmonella, glass, a
- * chemical), leaving out the advice paragraphs (their "pathogens of concern to domestic
- * livestock" is about disposing of the product, not the product's hazard).
+ * From the reason and title; when they name only a failing ("Product Contamination"), from the
+ * narrative without its advice (whose "pathogens of concern to domestic livestock" is about disposal).
  */
 export function fsisHazard(
   reason: string | null,
@@ -175,7 +152,7 @@ export function normaliseFsisRecord(record: FsisRecord): RecallDraft {
   const reason = fsisText(record.field_recall_reason);
   const productLines = fsisList(record.field_product_items).flatMap((v) => htmlToLines(v));
 
-  // What is public anyway: a contact part that also appears here (the firm's name) is not personal.
+  // Public anyway: a contact part also found here (the firm's name) is not personal.
   const publicText = [
     title,
     fsisText(record.field_establishment),
@@ -191,7 +168,7 @@ export function normaliseFsisRecord(record: FsisRecord): RecallDraft {
     publicText,
   );
   const summaryLines = pressReleaseLines(record.field_summary, sensitive);
-  // The hazard is named in the title and the narrative; product names ("Fire-Roasted …") would mislead.
+  // Product names ("Fire-Roasted …") would mislead the hazard reading.
   const products = new Set(productLines);
   const narrative = summaryLines.filter((line) => !products.has(line));
   const language = isEnglish(record) ? null : record.langcode.trim() || 'Unknown language';
@@ -218,10 +195,7 @@ export function normaliseFsisRecord(record: FsisRecord): RecallDraft {
   };
 }
 
-/**
- * The feed's freshness: the newest `field_last_modified_date` or `field_recall_date` in the
- * response (the bare array carries no stamp of its own); null when no record has a date.
- */
+/** The newest `field_last_modified_date` or `field_recall_date` (the array has no stamp); null if none. */
 export function fsisDataAsOf(records: readonly FsisRecord[]): string | null {
   let newest: string | null = null;
   for (const r of records) {

@@ -1,11 +1,6 @@
 /**
- * The FSIS recall API response (one bare JSON array of records), checked at the edge
- * (validate.ts): known fields must have the type FSIS documents (`""` for an empty value), and
- * every record needs a language and a recall number.
- *
- * Ten multi-value fields changed from comma-joined strings to JSON arrays of strings in June
- * 2026 (reported by justanesta/consumer-product-recalls, "Finding S"); both shapes are accepted,
- * so archived pre-change bodies still parse.
+ * The FSIS response (a bare JSON array), checked at the edge (../../validate.ts). Ten multi-value
+ * fields became arrays in June 2026 (justanesta/consumer-product-recalls, "Finding S"); both parse.
  */
 import { Type, type Static } from '@sinclair/typebox';
 import {
@@ -17,10 +12,9 @@ import {
   OptionalText,
 } from '../../validate.ts';
 
-/** A multi-value field: a string (before June 2026) or an array of strings (since). */
 const TextOrList = Type.Optional(Type.Union([Type.String(), Type.Array(Type.String()), Type.Null()]));
 
-/** One record of `GET /fsis/api/recall/v/1` (English and Spanish versions are separate records). */
+/** One record of `GET /fsis/api/recall/v/1`. */
 export const FsisRecord = Type.Object(
   {
     field_recall_number: OptionalText,
@@ -52,7 +46,7 @@ export const FsisRecord = Type.Object(
     field_distro_list: TextOrList,
     field_press_release: TextOrList,
     field_en_press_release: TextOrList,
-    // Personal data: read only to make sure none of it reaches a draft (see normalise.ts).
+    // Personal data: read only to keep it out of drafts (see press-release.ts).
     field_company_media_contact: TextOrList,
     field_media_contact: TextOrList,
   },
@@ -63,13 +57,13 @@ export type FsisRecord = Static<typeof FsisRecord>;
 const readPage = jsonPageReader(Type.Array(Type.Unknown()), 'FSIS response', 'a bare JSON array');
 const FsisRecordValidator = compileValidator(FsisRecord);
 
-/** The recall number of a record: `field_recall_number` trimmed, else its export twin; '' when neither. */
+/** `field_recall_number` trimmed, else its export twin; '' when neither. */
 export function fsisRecallNumber(record: FsisRecord): string {
   const own = (record.field_recall_number ?? '').trim();
   return own !== '' ? own : (record.field_recall_number_export ?? '').trim();
 }
 
-/** Parses and checks one FSIS response (validate.ts policy); a record with no recall number is set aside. */
+/** Parses and checks one response; a record with no recall number is set aside. */
 export function parseFsisPage(body: Buffer | string, url?: string): CheckedRecords<FsisRecord> {
   return checkRecords(readPage(body, url), FsisRecordValidator, {
     place: (i) => `[${i}]`,
