@@ -1,10 +1,6 @@
 /**
- * The raw archive: every page exactly as an agency served it, one folder per source and run
- * (`<root>/<sourceId>/<runId>/<page.name>`), plus the conditional-GET state of each source
- * (`<root>/<sourceId>/fetch-state.json`). Every file is written atomically (temporary file in the
- * same folder, fsync, rename), so a crash never leaves a half-written page or state behind.
- *
- * Also reads offline mirrors (`recalls ingest --from DIR`), which are plain folders of pages.
+ * The raw archive: pages as served, `<root>/<sourceId>/<runId>/<page.name>`, plus each source's
+ * `fetch-state.json`; every file written atomically. Also reads offline mirrors (`--from DIR`).
  */
 import { randomBytes } from 'node:crypto';
 import type { Dirent } from 'node:fs';
@@ -16,7 +12,7 @@ import type { RawPage } from './source.ts';
 export interface FetchStateEntry {
   etag?: string;
   lastModified?: string;
-  /** Archive reference of the body, relative to the source folder: `<runId>/<page name>`. */
+  /** `<runId>/<page name>`, relative to the source folder. */
   file: string;
 }
 
@@ -27,33 +23,26 @@ export type FetchState = Record<string, FetchStateEntry>;
 export interface ArchiveRun {
   readonly sourceId: string;
   readonly runId: string;
-  /** Absolute path of the run folder (created on the first write). */
+  /** Absolute; created on the first write. */
   readonly path: string;
-  /**
-   * Writes a page as `<run folder>/<page.name>` atomically and returns the file's absolute path.
-   * A page name may be written once per run: a second write of the same name throws (it would
-   * silently lose a page).
-   */
+  /** Writes `<run folder>/<page.name>` atomically; the absolute path. A name written twice throws. */
   write(page: RawPage): Promise<string>;
-  /** The archive reference (`<runId>/<name>`) of a page of this run, as stored in FetchState. */
+  /** `<runId>/<name>` of a page of this run, as stored in FetchState. */
   ref(name: string): string;
-  /** Reads a file archived by any run of this source from its reference; undefined when it is gone. */
+  /** A file archived by any run of this source; undefined when gone. */
   readArchived(ref: string): Promise<Buffer | undefined>;
 }
 
-/** The page archive on disk: one folder per source and run, and each source's conditional-GET state. */
+/** The page archive on disk. */
 export interface Archive {
   readonly root: string;
-  /** Opens the archive folder of a new run. Run ids must sort by time (e.g. `20240501T060000Z`): prune relies on it. */
+  /** Opens a new run's folder. Run ids must sort by time (`20240501T060000Z`): prune relies on it. */
   startRun(sourceId: string, runId: string): ArchiveRun;
-  /** The saved conditional-GET state of a source; `{}` when there is none or it is unreadable. */
+  /** A source's saved state; `{}` when none or unreadable. */
   loadFetchState(sourceId: string): Promise<FetchState>;
-  /** Replaces the conditional-GET state of a source, atomically. */
+  /** Replaces a source's state, atomically. */
   saveFetchState(sourceId: string, state: FetchState): Promise<void>;
-  /**
-   * Deletes run folders of a source but the newest `keepRuns` (by run id order) and any run the
-   * saved fetch state still points to. Returns the deleted run ids.
-   */
+  /** Deletes all but the newest `keepRuns` runs and any the saved state points to; the deleted ids. */
   prune(sourceId: string, keepRuns?: number): Promise<string[]>;
 }
 
@@ -72,7 +61,7 @@ export function createArchive(root: string): Archive {
       if (isNotFound(err)) return {};
       throw err;
     }
-    // The state is only a cache of validators: if it is unreadable, fetch everything again.
+    // Only a cache of validators: if unreadable, fetch everything again.
     let parsed: unknown;
     try {
       parsed = JSON.parse(text);
@@ -168,11 +157,7 @@ export function createArchive(root: string): Archive {
   return { root, startRun, loadFetchState, saveFetchState, prune };
 }
 
-/**
- * Reads an offline mirror: the files of `DIR/<sourceId>/` that `accepts` admits, sorted by name,
- * as pages named after their files (no `url`). A missing folder gives `[]`; subfolders and hidden
- * files (`.name`) are ignored.
- */
+/** An offline mirror: the accepted files of `DIR/<sourceId>/` by name, as pages; hidden files ignored. */
 export async function readMirror(
   dir: string,
   sourceId: string,
@@ -188,7 +173,7 @@ export async function readMirror(
   return pages;
 }
 
-/** Writes `dir/name` via a temporary file in the same folder, fsynced, then renamed over. */
+/** Writes `dir/name` via a fsynced temporary file in the same folder, renamed over. */
 async function writeAtomic(dir: string, name: string, body: Buffer): Promise<string> {
   const target = join(dir, name);
   const temp = join(dir, `.${name}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`);
@@ -211,7 +196,7 @@ async function writeAtomic(dir: string, name: string, body: Buffer): Promise<str
   return target;
 }
 
-/** A single, harmless path segment (no separators, no `.`/`..`, no NUL). */
+/** A single harmless path segment (no separators, `.`/`..`, NUL). */
 function segment(value: string, what: string): string {
   if (value === '' || value === '.' || value === '..' || /[/\\\0]/.test(value)) {
     throw new Error(`invalid ${what}: ${JSON.stringify(value)}`);
@@ -227,7 +212,6 @@ function parseRef(ref: string): { runId: string; name: string } | undefined {
   return { runId, name };
 }
 
-/** The entries of a folder; none when it does not exist. */
 async function entriesOf(dir: string): Promise<Dirent[]> {
   try {
     return await readdir(dir, { withFileTypes: true });

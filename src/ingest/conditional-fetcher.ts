@@ -1,31 +1,9 @@
 /**
- * The PageFetcher of one run of one source: conditional GET on top of the upstream client and
- * the raw archive.
- *
- * How a run uses it (the pipeline's side):
- *
- * ```ts
- * const run = archive.startRun(sourceId, runId);
- * const fetcher = createConditionalFetcher({ client, archiveRun: run, state: await archive.loadFetchState(sourceId) });
- * for await (const page of adapter.fetch({ baseUrl, fetcher, now })) {
- *   await fetcher.archive(page);            // writes the page into the run and records its validators
- *   ...parse...
- * }
- * await archive.saveFetchState(sourceId, fetcher.state());   // only once the source succeeded
- * await archive.prune(sourceId);
- * ```
- *
- * - `get(url)` sends the validators stored for `url` (If-None-Match / If-Modified-Since). On 200
- *   it returns the fresh body; on 304 it returns the body archived under that address by an earlier
- *   run, with status 304. If that file is gone, it fetches again unconditionally (status 200).
- * - The fetcher does not archive by itself: the adapter yields pages and `archive(page)` writes
- *   them. A page is linked to the address it came from when its body is the very Buffer `get()`
- *   returned, or else when `page.url` names a fetched address and its bytes are the bytes served
- *   (a page whose bytes differ from what was served never gets validators: a later 304 would
- *   otherwise hand the adapter the wrong bytes).
- * - `state()` is the state to save after the run: one entry per address fetched in this run with
- *   validators and an archived body. A 304 page that was not re-archived keeps its earlier file.
- *   Addresses not fetched in this run are dropped, so old runs stop being pinned.
+ * One run's PageFetcher: conditional GET over the upstream client and the raw archive. A 304 returns
+ * the body an earlier run archived (refetched unconditionally if that file is gone). A page gets
+ * validators only if it is the Buffer `get()` returned or its bytes match what `page.url` served,
+ * lest a later 304 hand the adapter the wrong bytes. `state()` keeps only this run's addresses,
+ * so old runs stop being pinned; the pipeline saves it once the source succeeded.
  */
 import { createHash } from 'node:crypto';
 import type { ArchiveRun, FetchState, FetchStateEntry } from './archive.ts';
@@ -35,32 +13,30 @@ import type { PageFetcher, RawPage } from './source.ts';
 /** What happened to one address in this run. */
 export interface FetchedPage {
   url: string;
-  /** 200: fresh body; 304: unchanged, body read from the archive. */
+  /** 304: unchanged, body read from the archive. */
   status: 200 | 304;
-  /** Archive reference (`<runId>/<name>`) the body was archived under in this run, if it was. */
+  /** `<runId>/<name>` the body was archived under in this run, if it was. */
   archivedAs?: string;
 }
 
+/** A PageFetcher that also archives pages and reports what it fetched. */
 export interface ConditionalFetcher extends PageFetcher {
-  /**
-   * GETs `url` conditionally. Resolves with the full body in both cases: `status` is 200 for a
-   * fresh body and 304 when the agency reported no change and the body comes from the archive.
-   * Throws UpstreamError on agency-side failures (after the client's retries).
-   */
+  /** `status` 200 for a fresh body, 304 for one read from the archive; UpstreamError after retries. */
   get(url: string, init?: { headers?: Record<string, string> }): Promise<{ status: 200 | 304; body: Buffer }>;
-  /** Archives a yielded page into the run (see ArchiveRun.write) and records its address's validators. Returns the file path. */
+  /** Archives a yielded page (ArchiveRun.write) and records its address's validators; the file path. */
   archive(page: RawPage): Promise<string>;
-  /** The addresses fetched so far, in order of first fetch. */
+  /** Addresses fetched so far, in order of first fetch. */
   pages(): FetchedPage[];
-  /** The fetch state to save once the run has succeeded. */
+  /** The fetch state to save once the run succeeded. */
   state(): FetchState;
 }
 
+/** What a conditional fetcher is built from. */
 export interface ConditionalFetcherOptions {
   client: UpstreamClient;
-  /** The run being written; also used to read earlier runs' files. */
+  /** The run being written; also reads earlier runs' files. */
   archiveRun: ArchiveRun;
-  /** The state saved by the previous successful run (`archive.loadFetchState`). */
+  /** Saved by the previous successful run (`archive.loadFetchState`). */
   state: FetchState;
 }
 
@@ -75,7 +51,7 @@ interface Fetched {
   archivedAs?: string;
 }
 
-/** Creates the conditional PageFetcher of one run (see the module comment for the flow). */
+/** The conditional PageFetcher of one run (see the module comment). */
 export function createConditionalFetcher(options: ConditionalFetcherOptions): ConditionalFetcher {
   const { client, archiveRun } = options;
   const previous = options.state;
