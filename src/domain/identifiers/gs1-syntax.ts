@@ -53,7 +53,6 @@ export function looksLikeGs1Syntax(value: string): boolean {
   );
 }
 
-/** Reads bracketed data: `(01)09520123456788(10)ABC1`; whitespace around values is ignored. */
 function readBracketed(data: string): Gs1Element[] | Rejection {
   const element = /\((\d{2,4})\)([^()]*)/y;
   const elements: Gs1Element[] = [];
@@ -141,10 +140,7 @@ function finish(syntax: Gs1Data['syntax'], read: Gs1Element[] | Rejection): Gs1P
   return Array.isArray(read) ? validate(syntax, read) : read;
 }
 
-/**
- * Parses bracketed or unbracketed element strings, symbology scans (`]d2`, `]C1`, `]e0`, `]Q3`,
- * `]J1` AI data; `]E0`/`]E4` EAN/UPC; others plain) and Digital Links; validates each AI.
- */
+/** Parses element strings, symbology scans (`]d2`, `]E0` …) and Digital Links into AIs, validating each. */
 export function parseGs1(value: string): Gs1ParseResult {
   const text = value.trim();
   const symbology = splitSymbology(text);

@@ -37,10 +37,7 @@ export function isPrintableAscii(value: string): boolean {
   return PRINTABLE_ASCII.test(value);
 }
 
-/**
- * Removes one leading label and its separator (`UPC:`, `Lot #`, `Model/Catalog Number:` …) from
- * {@link cleanText}ed text; a label with no separator is part of the value (`LOTA5` stays).
- */
+/** Removes one leading label and its separator (`Lot #`); with no separator it is the value (`LOTA5`). */
 export function stripLabel(text: string): { value: string; label: string | null } {
   for (const pattern of LABEL_PATTERNS) {
     const m = pattern.exec(text);

@@ -44,10 +44,7 @@ export function storageKeys(kind: IdentifierKind, normalized: string): StorageKe
   return { matchKey, productKey };
 }
 
-/**
- * Keys a lookup searches (../shared/spec/identifiers.md, "Rules per kind"): a 9-digit product NDC also finds
- * its packages; an 11-digit package finds its product but not sibling packages.
- */
+/** Lookup keys: a product NDC also finds its packages; an 11-digit package its product, not siblings. */
 export function lookupKeys(kind: IdentifierKind, normalized: string): LookupKeys {
   const { matchKey } = storageKeys(kind, normalized);
   if (kind === 'ndc' && /^\d{9}$/.test(normalized)) return { matchKeys: [matchKey], productKeys: [matchKey] };

@@ -1,7 +1,4 @@
-/**
- * Identifiers from dedicated code fields (eu-safety-gate, uk-fsa, au-accc): `exact` when every
- * list item is code-shaped, else read as prose by the labelled extractor. Precision first.
- */
+/** Identifiers from dedicated code fields: `exact` when every item is code-shaped, else read as prose. */
 import type { IdentifierKind } from '../../domain/identifiers/kinds.ts';
 import { prepareValue } from '../../domain/identifiers/labels.ts';
 import { normaliseIdentifier } from '../../domain/identifiers/normalise.ts';
@@ -70,10 +67,7 @@ function proseKinds(kind: IdentifierKind): IdentifierKind[] {
   return kind === 'batch' || kind === 'lot' ? ['batch', 'lot'] : [kind];
 }
 
-/**
- * A model, batch or lot field: one value, or a list of code-shaped items (≥ 3 characters each),
- * are `exact`; placeholders and (batch/lot) dates skipped; anything else is read as prose.
- */
+/** A model, batch or lot field: code-shaped items (≥ 3 characters in a list) `exact`; else read as prose. */
 export function codeFieldIdentifiers(
   raw: string | null | undefined,
   kind: 'model' | 'batch' | 'lot',

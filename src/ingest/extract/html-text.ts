@@ -1,7 +1,4 @@
-/**
- * Agency HTML and entity-laden text → plain text, by a few regular expressions (no HTML parser):
- * FSIS escapes whole documents (`&lt;p&gt;`) and text twice (`&amp;amp;`); Health Canada adds `&nbsp;`.
- */
+/** Agency HTML and entity-laden text → plain text, by a few regular expressions (no HTML parser). */
 import { decodeHTMLStrict } from 'entities';
 
 /** An entity reference; names in any case (upper-case prose writes `&NBSP;`), retried in lower case. */

@@ -84,7 +84,6 @@ const STOP_WORDS = new Set([
   'na',
 ]);
 
-/** One space between groups of a code printed in groups ("CR 18 13B"). */
 const GROUP_GAP = /[ \u00a0](?=[A-Za-z0-9])/y;
 const CODE_BEFORE = /(?:^|[\s("“'])([A-Za-z0-9][A-Za-z0-9./_+-]*) $/;
 const SPACES = /\s*/y;
@@ -111,7 +110,6 @@ class Collector implements CodeSink {
     return this.kinds === null || this.kinds.has(kind);
   }
 
-  /** Normalises and keeps a candidate; whether the normaliser accepted it. */
   add(kind: IdentifierKind, value: string, confidence: Confidence, minLength = 1): boolean {
     const n = normaliseIdentifier(kind, value);
     if (!n.ok || n.normalized.length < minLength) return false;
@@ -265,7 +263,6 @@ export function extractLabelledIdentifiers(text: string, opts: ExtractOptions = 
   if (!text) return [];
 
   const labels = findLabels(text);
-  // Tokenised only when a label may head a list or table the readers above do not read.
   let runs: CodeRunReader | undefined;
   // A table read after one label also covers the labels of its header and body.
   let readUntil = 0;

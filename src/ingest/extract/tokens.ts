@@ -91,10 +91,7 @@ const ABBREVIATIONS = new Set([
   'ca',
 ]);
 
-/**
- * Whether token `i` ends a sentence: `.`/`!`/`?` then a space and no lower-case word, and a full
- * stop not after an abbreviation or an initial.
- */
+/** A `.`/`!`/`?` before a space and no lower-case word; a full stop not after an abbreviation or initial. */
 export function endsSentence(tokens: readonly Token[], i: number): boolean {
   const t = tokens[i];
   if (t === undefined || (t.text !== '.' && t.text !== '!' && t.text !== '?')) return false;

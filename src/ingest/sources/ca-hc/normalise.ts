@@ -1,7 +1,4 @@
-/**
- * Health Canada rows → recall drafts. Pure. The dump has no product identifiers (those are only
- * on each notice's page), so drafts carry none.
- */
+/** Health Canada rows → recall drafts. Pure. No identifiers: the dump has none (only notice pages do). */
 import { isCalendarDate } from '../../../domain/dates.ts';
 import { classifyHazard } from '../../../domain/hazard-rules.ts';
 import type { RecallDraft } from '../../../domain/recall.ts';
@@ -73,7 +70,6 @@ export function hcCategory(value: string | null | undefined): string | null {
   return id === '' ? null : id;
 }
 
-/** The row's prose columns, each on its own line under its column name. */
 function hcSummary(row: HcRow): string | null {
   const lines = (
     [

@@ -1,7 +1,4 @@
-/**
- * Health Canada's dump (`HCRSAMOpenData.json`): a bare JSON array checked at the edge
- * (../../validate.ts); known columns text or null, unlisted ones pass, every row needs its `NID`.
- */
+/** Health Canada's dump (`HCRSAMOpenData.json`): a JSON array checked at the edge (../../validate.ts). */
 import { Type, type Static } from '@sinclair/typebox';
 import {
   checkRecords,

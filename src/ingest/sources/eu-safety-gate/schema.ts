@@ -1,7 +1,4 @@
-/**
- * The two Safety Gate XML documents, checked at the edge (../../validate.ts): the weekly report
- * list and one weekly report; notifications need a case number, listed reports a publication date.
- */
+/** The Safety Gate weekly report list and weekly reports (XML), checked at the edge (../../validate.ts). */
 import { Type, type Static } from '@sinclair/typebox';
 import { XMLParser } from 'fast-xml-parser';
 import { calendarDate } from '../../../domain/dates.ts';

@@ -1,7 +1,4 @@
-/**
- * CPSC Recall Retrieval: no paging, one GET returns one bare JSON array; the first run asks for
- * everything (about 9,900 records, 27 MB), later runs for a `LastPublishDate` window.
- */
+/** CPSC Recall Retrieval: one GET, one JSON array (first run: all ~9,900 records; then a date window). */
 import type { FetchContext, RawPage } from '../../source.ts';
 import { parseCpscPage } from './schema.ts';
 

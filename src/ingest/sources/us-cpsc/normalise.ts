@@ -1,7 +1,4 @@
-/**
- * One CPSC recall record → one RecallDraft. Pure. `ConsumerContact`, `Injuries`, `Retailers` and
- * the firm lists are never read: contacts and prose about people and firms, not product facts.
- */
+/** One CPSC record → one RecallDraft. Pure. Contacts, injuries and firm lists are never read. */
 import { maskEmails } from '../../../domain/personal-data.ts';
 import { classifyHazard } from '../../../domain/hazard-rules.ts';
 import { isCalendarDate } from '../../../domain/dates.ts';
@@ -73,7 +70,6 @@ export function cpscRemedy(options: readonly string[], remedyProse: readonly str
   return classifyRemedy([...unknown, ...remedyProse]);
 }
 
-/** A dedicated field's values, which may list several codes split by `,` or `;`. */
 function dedicated(kind: IdentifierKind, values: readonly string[]): Identifier[] {
   return exactIdentifiers(
     kind,

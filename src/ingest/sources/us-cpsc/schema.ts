@@ -1,7 +1,4 @@
-/**
- * The CPSC answer: a bare JSON array, checked at the edge (../../validate.ts). Every field but
- * `RecallID` is optional (CPSC sends `""` or `[]`, mirrors drop them).
- */
+/** The CPSC answer: a JSON array checked at the edge (../../validate.ts); all but `RecallID` optional. */
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import { formatError } from '../../errors.ts';
 import {

@@ -1,7 +1,4 @@
-/**
- * FSIS records → recall drafts. Pure. English and Spanish versions share `field_recall_number`;
- * one per notice is kept. Contact fields never reach a draft (see press-release.ts).
- */
+/** FSIS records → recall drafts. Pure. One per notice; no contact reaches a draft (press-release.ts). */
 import { isCalendarDate } from '../../../domain/dates.ts';
 import { classifyHazard } from '../../../domain/hazard-rules.ts';
 import type { IdentifierKind } from '../../../domain/identifiers/kinds.ts';

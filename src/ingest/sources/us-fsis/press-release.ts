@@ -36,10 +36,7 @@ export function hasPhoneOrEmail(text: string): boolean {
   return PHONE.test(text) || VANITY_PHONE.test(text) || EMAIL.test(text);
 }
 
-/**
- * The person-identifying parts of the contact fields (two words or eight characters) that are not
- * in `publicText`; phone numbers and e-mails are caught by shape instead.
- */
+/** Person-identifying parts (≥ 2 words or 8 characters) of the contact fields not in `publicText`. */
 export function contactParts(contactFields: readonly string[], publicText: string): string[] {
   const known = fold(publicText);
   const parts = new Set<string>();
