@@ -1,4 +1,4 @@
-/** What a printed value is by shape alone (date, quantity, phone, year, code): one answer for all extractors. */
+/** What a printed value is by shape (date, quantity, phone, year, code): one answer for all extractors. */
 
 /** A month word or abbreviation, for use inside a case-insensitive pattern. */
 export const MONTH = String.raw`(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?`;
