@@ -46,6 +46,13 @@ export interface ParsedPage {
   setAside: SetAside[];
 }
 
+/** Per-call options of {@link PageFetcher.get}. */
+export interface PageGetInit {
+  headers?: Record<string, string>;
+  /** A cap on this page's body below the client's global one, for feeds with small pages. */
+  maxBytes?: number;
+}
+
 /** A GET against an agency, with the policy (timeouts, retries, caps) applied by the caller. */
 export interface PageFetcher {
   /**
@@ -53,7 +60,7 @@ export interface PageFetcher {
    * the agency answers 304, the body archived from the previous run is returned.
    * Throws UpstreamError on any agency-side failure (after retries).
    */
-  get(url: string, init?: { headers?: Record<string, string> }): Promise<{ status: number; body: Buffer }>;
+  get(url: string, init?: PageGetInit): Promise<{ status: number; body: Buffer }>;
 }
 
 /** Everything an adapter's fetch may use. */
