@@ -5,16 +5,22 @@
  * and every listed report a publication date.
  */
 import { Type, type Static } from '@sinclair/typebox';
-import { XMLParser } from 'fast-xml-parser';
 import { calendarDate } from '../../../domain/dates.ts';
 import { formatError } from '../../errors.ts';
 import type { SetAside } from '../../source.ts';
-import { checkRecords, compileValidator, fieldOf, memberOf, parseXmlPage } from '../../validate.ts';
+import {
+  checkRecords,
+  compileValidator,
+  createXmlParser,
+  fieldOf,
+  memberOf,
+  parseXmlPage,
+} from '../../validate.ts';
 
 /** Elements that may repeat; read as arrays even when there is one. */
 const REPEATED = new Set(['weeklyReport', 'notifications', 'picture']);
 
-const parser = new XMLParser({
+const parser = createXmlParser({
   ignoreAttributes: true,
   // Barcodes and batch numbers keep their leading zeros: every value stays a string.
   parseTagValue: false,
