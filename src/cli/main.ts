@@ -13,6 +13,7 @@ import { buildApp } from '../http/app.ts';
 import { runIngest, type ProgressEvent, type SourceOutcome } from '../ingest/pipeline.ts';
 import { SOURCE_ADAPTERS, SOURCE_IDS } from '../ingest/registry.ts';
 import { startDailySchedule } from '../ingest/scheduler.ts';
+import { relayChildOutput } from './child-log.ts';
 import { formatQualityReport } from './report.ts';
 import { ingestDeps, openRuntime } from './runtime.ts';
 
@@ -59,12 +60,9 @@ async function serve(): Promise<void> {
                 stdio: ['ignore', 'pipe', 'pipe'],
                 env: process.env,
               });
-              child.stdout.on('data', (d: Buffer) =>
-                rt.logger.info({ ingest: d.toString().trim() }, 'scheduled ingest'),
-              );
-              child.stderr.on('data', (d: Buffer) =>
-                rt.logger.warn({ ingest: d.toString().trim() }, 'scheduled ingest'),
-              );
+              const mark = { child: 'ingest', childPid: child.pid };
+              relayChildOutput(rt.logger, child.stdout, { ...mark, stream: 'stdout' });
+              relayChildOutput(rt.logger, child.stderr, { ...mark, stream: 'stderr' });
               child.on('close', (code) => {
                 rt.logger.info({ code }, 'scheduled ingest finished');
                 resolve();

@@ -8,7 +8,7 @@
 import { createHash } from 'node:crypto';
 import type { ArchiveRun, FetchState, FetchStateEntry } from './archive.ts';
 import type { UpstreamClient, UpstreamResponse } from './http-client.ts';
-import type { PageFetcher, RawPage } from './source.ts';
+import type { PageFetcher, PageGetInit, RawPage } from './source.ts';
 
 /** What happened to one address in this run. */
 export interface FetchedPage {
@@ -22,7 +22,7 @@ export interface FetchedPage {
 /** A PageFetcher that also archives pages and reports what it fetched. */
 export interface ConditionalFetcher extends PageFetcher {
   /** `status` 200 for a fresh body, 304 for one read from the archive; UpstreamError after retries. */
-  get(url: string, init?: { headers?: Record<string, string> }): Promise<{ status: 200 | 304; body: Buffer }>;
+  get(url: string, init?: PageGetInit): Promise<{ status: 200 | 304; body: Buffer }>;
   /** Archives a yielded page (ArchiveRun.write) and records its address's validators; the file path. */
   archive(page: RawPage): Promise<string>;
   /** Addresses fetched so far, in order of first fetch. */
@@ -58,15 +58,13 @@ export function createConditionalFetcher(options: ConditionalFetcherOptions): Co
   const fetched = new Map<string, Fetched>();
   const servedBy = new WeakMap<Buffer, string>();
 
-  async function get(
-    url: string,
-    init: { headers?: Record<string, string> } = {},
-  ): Promise<{ status: 200 | 304; body: Buffer }> {
+  async function get(url: string, init: PageGetInit = {}): Promise<{ status: 200 | 304; body: Buffer }> {
     const headers = init.headers ?? {};
+    const cap = init.maxBytes === undefined ? {} : { maxBytes: init.maxBytes };
     const prior = Object.hasOwn(previous, url) ? previous[url] : undefined;
     let res: UpstreamResponse;
     if (prior !== undefined && (prior.etag !== undefined || prior.lastModified !== undefined)) {
-      res = await client.get(url, withValidators({ headers }, prior));
+      res = await client.get(url, withValidators({ headers, ...cap }, prior));
       if (res.status === 304) {
         const body = await archiveRun.readArchived(prior.file);
         if (body !== undefined) {
@@ -80,10 +78,10 @@ export function createConditionalFetcher(options: ConditionalFetcherOptions): Co
           });
           return { status: 304, body };
         }
-        res = await client.get(url, { headers });
+        res = await client.get(url, { headers, ...cap });
       }
     } else {
-      res = await client.get(url, { headers });
+      res = await client.get(url, { headers, ...cap });
     }
     remember(url, res.body, { status: 200, ...validators(res) });
     return { status: 200, body: res.body };

@@ -40,10 +40,17 @@ export interface ParsedPage {
   setAside: SetAside[];
 }
 
+/** Per-call options of {@link PageFetcher.get}. */
+export interface PageGetInit {
+  headers?: Record<string, string>;
+  /** A cap on this page's body below the client's global one, for feeds with small pages. */
+  maxBytes?: number;
+}
+
 /** A GET against an agency; the caller applies timeouts, retries and caps. */
 export interface PageFetcher {
   /** Returns the body; on 304 the previously archived body. Throws UpstreamError after retries. */
-  get(url: string, init?: { headers?: Record<string, string> }): Promise<{ status: number; body: Buffer }>;
+  get(url: string, init?: PageGetInit): Promise<{ status: number; body: Buffer }>;
 }
 
 /** Everything an adapter's fetch may use. */

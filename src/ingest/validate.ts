@@ -10,8 +10,8 @@
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import { TypeCompiler } from '@sinclair/typebox/compiler';
 import type { ValueError } from '@sinclair/typebox/value';
-import { XMLValidator, type XMLParser } from 'fast-xml-parser';
-import { formatError } from './errors.ts';
+import { XMLParser, XMLValidator, type X2jOptions } from 'fast-xml-parser';
+import { UpstreamError, formatError } from './errors.ts';
 import type { SetAside } from './source.ts';
 
 /** A text field that may be absent, `""` or `null`: agencies write all three for a missing value. */
@@ -57,9 +57,40 @@ export function pageText(body: Buffer | string): string {
 }
 
 /**
+ * Limits of a JSON page, checked before JSON.parse (which has none of its own). Size: 64 MiB,
+ * over twice the largest page a source serves (CPSC's whole corpus, about 27 MB). Depth: 32
+ * nested arrays and objects, where real pages nest at most 8 deep (UK FSA's); deeper nesting
+ * costs JSON.parse no more than the same bytes side by side, but a recursive walk of a parsed
+ * value could overflow the stack. The depth scan costs about a sixth of the parse.
+ */
+export const JSON_LIMITS = { maxBytes: 64 * 1024 * 1024, maxDepth: 32 } as const;
+
+/** Whether arrays and objects nest deeper than `max` in the JSON text (strings are skipped). */
+function nestsDeeper(json: Buffer, max: number): boolean {
+  let depth = 0;
+  for (let i = 0; i < json.length; i++) {
+    const c = json[i];
+    if (c === 0x22) {
+      // to the next quote not escaped by an odd run of backslashes
+      for (;;) {
+        i = json.indexOf(0x22, i + 1);
+        if (i === -1) return false;
+        let k = i - 1;
+        while (json[k] === 0x5c) k--;
+        if ((i - 1 - k) % 2 === 0) break;
+      }
+    } else if (c === 0x7b || c === 0x5b) {
+      if (++depth > max) return true;
+    } else if (c === 0x7d || c === 0x5d) depth--;
+  }
+  return false;
+}
+
+/**
  * A reader of one source's JSON pages: parses the body (a leading byte-order mark is allowed)
- * and checks its outer shape against `shape`. The reader throws UpstreamError('format') as
- * `<what> is not JSON: …` or `<what> is not <shapeName>: <place>: <error>`.
+ * and checks its outer shape against `shape`. The reader throws UpstreamError('too_large') past
+ * {@link JSON_LIMITS}.maxBytes and UpstreamError('format') as `<what> is not JSON: …`,
+ * `<what> nests deeper than …` or `<what> is not <shapeName>: <place>: <error>`.
  */
 export function jsonPageReader<T extends TSchema>(
   shape: T,
@@ -67,7 +98,18 @@ export function jsonPageReader<T extends TSchema>(
   shapeName: string,
 ): (body: Buffer | string, url?: string) => Static<T> {
   const validator = compileValidator(shape);
-  return (body, url) => {
+  return (page, url) => {
+    const body = typeof page === 'string' ? Buffer.from(page) : page;
+    if (body.length > JSON_LIMITS.maxBytes) {
+      throw new UpstreamError(
+        'too_large',
+        `${what} is ${body.length} bytes, over the ${JSON_LIMITS.maxBytes}-byte cap of a JSON page`,
+        url === undefined ? {} : { url },
+      );
+    }
+    if (nestsDeeper(body, JSON_LIMITS.maxDepth)) {
+      throw formatError(`${what} nests deeper than ${JSON_LIMITS.maxDepth} arrays and objects`, url);
+    }
     let json: unknown;
     try {
       json = JSON.parse(pageText(body));
@@ -81,8 +123,44 @@ export function jsonPageReader<T extends TSchema>(
 }
 
 /**
+ * Limits of an XML page, passed to fast-xml-parser explicitly so that a change of its defaults
+ * cannot lift them. Elements nest at most 32 deep (feeds nest 4 to 6). Entities declared in a
+ * DOCTYPE (feeds declare none; the five XML entities and character references are not
+ * counted): at most 16, of 1024 characters each, expanded at most 10 000 times and growing the
+ * text by at most 256 Ki characters in all. HTML entities are not expanded.
+ */
+export const XML_LIMITS = {
+  maxDepth: 32,
+  entities: {
+    maxEntityCount: 16,
+    maxEntitySize: 1024,
+    maxExpansionDepth: 4,
+    maxTotalExpansions: 10_000,
+    maxExpandedLength: 256 * 1024,
+  },
+} as const;
+
+/** An XMLParser with `options` and {@link XML_LIMITS}, which no option given can override. */
+export function createXmlParser(options: X2jOptions): XMLParser {
+  const entities = {
+    enabled: true,
+    ...XML_LIMITS.entities,
+    // Count only the DOCTYPE's entities (fast-xml-parser reads it, its types omit it).
+    appliesTo: 'external',
+  };
+  return new XMLParser({
+    ...options,
+    processEntities: entities,
+    htmlEntities: false,
+    // fast-xml-parser lets elements nest one deeper than its option (the root is not counted)
+    maxNestedTags: XML_LIMITS.maxDepth - 1,
+  });
+}
+
+/**
  * Parses an XML page with `parser` once it is known to be well-formed (a leading byte-order mark
- * is allowed); throws UpstreamError('format') as `<what> is not well-formed XML: <error> (line n)`.
+ * is allowed); throws UpstreamError('format') as `<what> is not well-formed XML: <error> (line n)`,
+ * or as `<what> is refused: <error>` past the parser's limits ({@link XML_LIMITS}).
  */
 export function parseXmlPage(parser: XMLParser, body: Buffer | string, what: string, url?: string): unknown {
   const xml = pageText(body);
@@ -90,7 +168,11 @@ export function parseXmlPage(parser: XMLParser, body: Buffer | string, what: str
   if (valid !== true) {
     throw formatError(`${what} is not well-formed XML: ${valid.err.msg} (line ${valid.err.line})`, url);
   }
-  return parser.parse(xml);
+  try {
+    return parser.parse(xml);
+  } catch (cause) {
+    throw formatError(`${what} is refused: ${(cause as Error).message}`, url);
+  }
 }
 
 /** The member `key` of a parsed document's object, or undefined when `value` is no object. */

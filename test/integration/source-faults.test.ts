@@ -17,6 +17,7 @@ import { createArchive } from '../../src/ingest/archive.ts';
 import { createUpstreamClient } from '../../src/ingest/http-client.ts';
 import { runIngest } from '../../src/ingest/pipeline.ts';
 import { SOURCE_ADAPTERS } from '../../src/ingest/registry.ts';
+import { OPENFDA_MAX_PAGE_BYTES } from '../../src/ingest/sources/openfda/fetch.ts';
 import { openStore, type Store } from '../../src/store/database.ts';
 import { fdaRecord } from '../support/fda-records.ts';
 import { startOpenFdaStandIn } from '../support/openfda-server.ts';
@@ -190,4 +191,47 @@ describe('faults at the agency', () => {
       });
     }
   }
+});
+
+describe('an openFDA page over its own cap', () => {
+  test('fails that source as too_large under the global cap, and the other source completes', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'recalls-fault-'));
+    const healthy = await startOpenFdaStandIn('/food/enforcement.json', [fdaRecord(1)]);
+    // Valid JSON one byte over the page cap, far below the client's 200 MiB.
+    const filler = OPENFDA_MAX_PAGE_BYTES + 1 - JSON.stringify({ meta: {}, results: [], pad: '' }).length;
+    const page = Buffer.from(JSON.stringify({ meta: {}, results: [], pad: 'x'.repeat(filler) }));
+    assert.equal(page.length, OPENFDA_MAX_PAGE_BYTES + 1);
+    const agency = await faultyAgency((_q, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' }).end(page);
+    }, 'us-fda-drug');
+    let store: Store | undefined;
+    const db = await createTestDatabase(dir);
+    try {
+      store = await openStore(db.database);
+      await store.sources.register(SOURCE_ADAPTERS.map((a) => a.meta));
+      const result = await runIngest(
+        {
+          store,
+          adapters: SOURCE_ADAPTERS,
+          archive: createArchive(join(dir, 'archive')),
+          client: createUpstreamClient({ retries: 0 }),
+          sourceUrls: { 'us-fda-drug': agency.url, 'us-fda-food': healthy.url },
+        },
+        { sourceIds: ['us-fda-drug', 'us-fda-food'], force: true },
+      );
+      assert.equal(result.status, 'completed');
+      if (result.status !== 'completed') return;
+      const drug = result.sources.find((s) => s.sourceId === 'us-fda-drug')!;
+      assert.equal(drug.status, 'failed', JSON.stringify(drug));
+      assert.equal(drug.defect, false);
+      assert.match(drug.reason ?? '', new RegExp(`${OPENFDA_MAX_PAGE_BYTES}-byte cap`));
+      assert.equal(result.sources.find((s) => s.sourceId === 'us-fda-food')?.status, 'ok');
+    } finally {
+      await store?.close();
+      await db.drop();
+      await agency.close();
+      await healthy.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
 });

@@ -25,7 +25,8 @@ export async function attemptOnce(
   init: UpstreamGetInit,
   policy: AttemptPolicy,
 ): Promise<UpstreamResponse> {
-  const { timeoutMs, idleTimeoutMs, maxBytes } = policy;
+  const { timeoutMs, idleTimeoutMs } = policy;
+  const maxBytes = Math.min(policy.maxBytes, init.maxBytes ?? Infinity);
   const controller = new AbortController();
   let abortReason: 'timeout' | 'idle' | undefined;
   const abort = (reason: 'timeout' | 'idle'): void => {

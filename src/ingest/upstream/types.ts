@@ -53,6 +53,8 @@ export interface UpstreamGetInit {
   etag?: string;
   /** Validator from a previous 200: sent as If-Modified-Since. */
   lastModified?: string;
+  /** A cap for this call's body below the client's `maxBytes` (the lower of the two applies). */
+  maxBytes?: number;
 }
 
 /** A successful answer. */

@@ -336,6 +336,29 @@ test('a streamed body without Content-Length is cut off as soon as it passes the
   await s.finish();
 });
 
+test("a call's own maxBytes lowers the client's cap, exactly, and never raises it", async (t) => {
+  const chunked =
+    (bytes: number): Handler =>
+    (_req, res) => {
+      res.writeHead(200, { 'content-type': 'text/plain' });
+      res.write(Buffer.alloc(bytes - 1, 'x'));
+      res.end('x');
+    };
+  const s = await agency(t, [
+    ['/exact', chunked(1000)],
+    ['/over', chunked(1001)],
+    ['/declared', ok(Buffer.alloc(1001, 'x'))],
+    ['/global', chunked(3000)],
+  ]);
+  const { client: c, sleeps } = client({ maxBytes: 2000 });
+  assert.equal((await c.get(s.url('/exact'), { maxBytes: 1000 })).body.length, 1000);
+  await rejectsWith(c.get(s.url('/over'), { maxBytes: 1000 }), 'too_large', { url: s.url('/over') });
+  await rejectsWith(c.get(s.url('/declared'), { maxBytes: 1000 }), 'too_large');
+  await rejectsWith(c.get(s.url('/global'), { maxBytes: 5000 }), 'too_large');
+  assert.deepEqual(sleeps, []);
+  await s.finish();
+});
+
 test('the cap is exact: a body of exactly maxBytes passes', async (t) => {
   const s = await agency(t, [['/exact', ok(Buffer.alloc(1000, 'x'))]]);
   const res = await client({ maxBytes: 1000 }).client.get(s.url('/exact'));

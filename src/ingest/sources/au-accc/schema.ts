@@ -3,12 +3,18 @@
  * and a link; its `description` carries the notice as HTML (notice-html.ts).
  */
 import { Type, type Static } from '@sinclair/typebox';
-import { XMLParser } from 'fast-xml-parser';
 import { formatError } from '../../errors.ts';
 import type { SetAside } from '../../source.ts';
-import { checkRecords, compileValidator, fieldOf, memberOf, parseXmlPage } from '../../validate.ts';
+import {
+  checkRecords,
+  compileValidator,
+  createXmlParser,
+  fieldOf,
+  memberOf,
+  parseXmlPage,
+} from '../../validate.ts';
 
-const parser = new XMLParser({
+const parser = createXmlParser({
   ignoreAttributes: true,
   parseTagValue: false,
   trimValues: true,

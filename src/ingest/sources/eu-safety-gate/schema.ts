@@ -1,15 +1,21 @@
 /** The Safety Gate weekly report list and weekly reports (XML), checked at the edge (../../validate.ts). */
 import { Type, type Static } from '@sinclair/typebox';
-import { XMLParser } from 'fast-xml-parser';
 import { calendarDate } from '../../../domain/dates.ts';
 import { formatError } from '../../errors.ts';
 import type { SetAside } from '../../source.ts';
-import { checkRecords, compileValidator, fieldOf, memberOf, parseXmlPage } from '../../validate.ts';
+import {
+  checkRecords,
+  compileValidator,
+  createXmlParser,
+  fieldOf,
+  memberOf,
+  parseXmlPage,
+} from '../../validate.ts';
 
 /** Elements read as arrays even when there is one. */
 const REPEATED = new Set(['weeklyReport', 'notifications', 'picture']);
 
-const parser = new XMLParser({
+const parser = createXmlParser({
   ignoreAttributes: true,
   // Every value stays a string: barcodes and batches keep leading zeros.
   parseTagValue: false,

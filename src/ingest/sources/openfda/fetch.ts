@@ -11,6 +11,13 @@ import type { OpenFdaProductPath } from './normalise.ts';
 import { parseOpenFdaPage } from './schema.ts';
 
 export const OPENFDA_PAGE_LIMIT = 1000;
+/**
+ * Largest page accepted: 16 MiB. A page holds at most 1000 records of about 1.3 KB each (real
+ * pages of ../shared/upstream-samples), so about 1.3 MB, and 16 MiB leaves room for records
+ * averaging 16 KB. A larger page fails the source as 'too_large' instead of holding gigabytes
+ * while it is parsed (a 195 MB page took 5 GB), well below the client's global cap.
+ */
+export const OPENFDA_MAX_PAGE_BYTES = 16 * 1024 * 1024;
 export const OPENFDA_MAX_SKIP = 25000;
 /** The first year of the FDA Enforcement Report. */
 export const OPENFDA_FIRST_YEAR = 2004;
@@ -64,7 +71,7 @@ export async function* fetchOpenFdaEnforcement(
       const url = openFdaSliceUrl(ctx.baseUrl, productPath, slice.from, slice.to, skip);
       let body: Buffer;
       try {
-        body = (await ctx.fetcher.get(url)).body;
+        body = (await ctx.fetcher.get(url, { maxBytes: OPENFDA_MAX_PAGE_BYTES })).body;
       } catch (error) {
         if (isNotFound(error)) return; // no record in this slice (or none left past this skip)
         throw error;

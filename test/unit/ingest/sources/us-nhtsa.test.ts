@@ -1,6 +1,7 @@
 import { test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
+import { constants as zlibConstants, crc32, deflateRawSync } from 'node:zlib';
 import { strToU8, zipSync } from 'fflate';
 import type { RecallDraft } from '../../../../src/domain/recall.ts';
 import { UpstreamError } from '../../../../src/ingest/errors.ts';
@@ -8,7 +9,11 @@ import { createUpstreamClient } from '../../../../src/ingest/http-client.ts';
 import type { PageFetcher, RawPage } from '../../../../src/ingest/source.ts';
 import { flatRclUrl } from '../../../../src/ingest/sources/us-nhtsa/fetch.ts';
 import { usNhtsa } from '../../../../src/ingest/sources/us-nhtsa/index.ts';
-import { forEachFlatRclRow } from '../../../../src/ingest/sources/us-nhtsa/parse.ts';
+import {
+  MAX_UNZIPPED_BYTES,
+  flatRclText,
+  forEachFlatRclRow,
+} from '../../../../src/ingest/sources/us-nhtsa/parse.ts';
 import {
   narrativeText,
   nhtsaDate,
@@ -439,6 +444,106 @@ test('reads a zip built with fflate, and refuses one without exactly one text fi
       why,
     );
   }
+});
+
+/** One entry of a hand-made zip: its stored bytes and what its headers declare. */
+interface CraftedEntry {
+  name: string;
+  data: Buffer;
+  /** Declared inflated size. */
+  size: number;
+  crc?: number;
+}
+
+/** A deflate-compressed zip written byte by byte, so its headers may declare any size. */
+function craftZip(entries: CraftedEntry[]): Buffer {
+  const locals: Buffer[] = [];
+  const centrals: Buffer[] = [];
+  let offset = 0;
+  for (const e of entries) {
+    const name = Buffer.from(e.name);
+    const local = Buffer.alloc(30);
+    local.writeUInt32LE(0x04034b50, 0);
+    local.writeUInt16LE(20, 4);
+    local.writeUInt16LE(8, 8);
+    local.writeUInt32LE(e.crc ?? 0, 14);
+    local.writeUInt32LE(e.data.length, 18);
+    local.writeUInt32LE(e.size, 22);
+    local.writeUInt16LE(name.length, 26);
+    const central = Buffer.alloc(46);
+    central.writeUInt32LE(0x02014b50, 0);
+    central.writeUInt16LE(20, 4);
+    central.writeUInt16LE(20, 6);
+    central.writeUInt16LE(8, 10);
+    central.writeUInt32LE(e.crc ?? 0, 16);
+    central.writeUInt32LE(e.data.length, 20);
+    central.writeUInt32LE(e.size, 24);
+    central.writeUInt16LE(name.length, 28);
+    central.writeUInt32LE(offset, 42);
+    locals.push(local, name, e.data);
+    centrals.push(central, name);
+    offset += local.length + name.length + e.data.length;
+  }
+  const dir = Buffer.concat(centrals);
+  const eocd = Buffer.alloc(22);
+  eocd.writeUInt32LE(0x06054b50, 0);
+  eocd.writeUInt16LE(entries.length, 8);
+  eocd.writeUInt16LE(entries.length, 10);
+  eocd.writeUInt32LE(dir.length, 12);
+  eocd.writeUInt32LE(offset, 16);
+  return Buffer.concat([...locals, dir, eocd]);
+}
+
+const MIB = 1024 * 1024;
+
+test('counts the zip entries before inflating any: three entries declaring 1000 MiB are refused at once', () => {
+  // Their data is not even deflate: reading any of them would fail differently.
+  const huge = (name: string): CraftedEntry => ({ name, data: Buffer.alloc(64, 0xff), size: 1000 * MIB });
+  const body = craftZip([huge('a.txt'), huge('b.txt'), huge('c.txt')]);
+  assert.throws(
+    () => usNhtsa.parse({ name: 'FLAT_RCL_POST_2010.zip', body }),
+    (e: unknown) => isFormatError(e) && /holds 3 \(a\.txt, b\.txt, c\.txt\)/.test(e.message),
+  );
+});
+
+test('inflates the one entry under the cap: over it is too_large, and inflation stops at the cap', () => {
+  const text = Buffer.from(file(row()));
+  const entry = (size: number, data = deflateRawSync(text)): CraftedEntry => ({
+    name: 'FLAT_RCL_POST_2010.txt',
+    data,
+    size,
+    crc: crc32(text),
+  });
+  assert.deepEqual(
+    flatRclText(craftZip([entry(text.length)]), undefined, text.length),
+    text,
+    'exactly the cap',
+  );
+  assert.throws(
+    () => flatRclText(craftZip([entry(text.length)]), 'https://nhtsa.test/z', text.length - 1),
+    (e: unknown) =>
+      e instanceof UpstreamError && e.failure === 'too_large' && e.details.url === 'https://nhtsa.test/z',
+  );
+  assert.equal(MAX_UNZIPPED_BYTES, 512 * MIB);
+  assert.throws(
+    () => flatRclText(craftZip([entry(MAX_UNZIPPED_BYTES + 1)])),
+    (e: unknown) => e instanceof UpstreamError && e.failure === 'too_large',
+    'the default cap',
+  );
+
+  // An entry that lies about its size: 4 MiB of zeros declared as 64 KiB, followed by bytes that
+  // are not deflate. Inflating past the declared size would reach them and fail as unreadable.
+  const zeros = deflateRawSync(Buffer.alloc(4 * MIB), { finishFlush: zlibConstants.Z_FULL_FLUSH });
+  const lying = craftZip([entry(64 * 1024, Buffer.concat([zeros, Buffer.alloc(1024, 0xff)]))]);
+  assert.throws(
+    () => flatRclText(lying),
+    (e: unknown) => isFormatError(e) && /inflates to more than its declared 65536 bytes/.test(e.message),
+  );
+  const badCrc = craftZip([{ ...entry(text.length), crc: 1 }]);
+  assert.throws(
+    () => flatRclText(badCrc),
+    (e: unknown) => isFormatError(e) && /CRC-32/.test(e.message),
+  );
 });
 
 test('fetches FLAT_RCL_POST_2010.zip from the configured base address and yields it as served', async (t) => {
