@@ -47,9 +47,19 @@ const FORMAT_CHARACTERS = /\p{Cf}/gu;
  * Control characters such as GS (`\x1d`, the GS1 FNC1 separator) are kept.
  */
 export function cleanText(value: string): string {
+  return cleanTextWithin(value, Infinity)!;
+}
+
+/**
+ * {@link cleanText}, or undefined, with no work past NFKC, when the NFKC form is longer than
+ * `maxLength` UTF-16 code units (NFKC expands a character up to 18-fold: U+FDFA).
+ */
+export function cleanTextWithin(value: string, maxLength: number): string | undefined {
   // Printable ASCII is already what NFKC and the replacements would make it.
-  if (isPrintableAscii(value)) return value.trim();
-  return value.normalize('NFKC').replace(DASHES, '-').replace(FORMAT_CHARACTERS, '').trim();
+  if (isPrintableAscii(value)) return value.length > maxLength ? undefined : value.trim();
+  const nfkc = value.normalize('NFKC');
+  if (nfkc.length > maxLength) return undefined;
+  return nfkc.replace(DASHES, '-').replace(FORMAT_CHARACTERS, '').trim();
 }
 
 const PRINTABLE_ASCII = /^[\x20-\x7e]*$/;
