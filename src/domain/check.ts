@@ -68,14 +68,32 @@ export interface CheckPlan {
   rejected: RejectedEntry[];
 }
 
-/** Normalises every submitted identifier; duplicates (same kind and canonical form) are checked once. */
+/**
+ * Longest `value` a rejected entry keeps, in UTF-16 code units: a longer one is kept as its
+ * first characters and `…`, never splitting a surrogate pair, so a receipt's size is bounded.
+ */
+export const REJECTED_VALUE_LENGTH = 64;
+
+/** `value` as a rejected entry keeps it (see {@link REJECTED_VALUE_LENGTH}). */
+export function rejectedValue(value: string): string {
+  if (value.length <= REJECTED_VALUE_LENGTH) return value;
+  let end = REJECTED_VALUE_LENGTH - 1;
+  const last = value.charCodeAt(end - 1);
+  if (last >= 0xd800 && last <= 0xdbff) end--;
+  return `${value.slice(0, end)}…`;
+}
+
+/**
+ * Normalises every submitted identifier; duplicates (same kind and canonical form) are checked
+ * once. A rejected value is kept shortened (see {@link rejectedValue}).
+ */
 export function planCheck(items: { kind: string; value: string }[]): CheckPlan {
   const checked = new Map<string, PlannedIdentifier>();
   const rejected: RejectedEntry[] = [];
   for (const item of items) {
     const result = normaliseIdentifier(item.kind, item.value);
     if (!result.ok) {
-      rejected.push({ kind: item.kind, value: item.value, reason: result.reason });
+      rejected.push({ kind: item.kind, value: rejectedValue(item.value), reason: result.reason });
       continue;
     }
     const kind = item.kind.trim().toLowerCase();

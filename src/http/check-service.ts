@@ -1,19 +1,23 @@
 /**
  * Runs a catalogue check for a key: idempotent replay, identifier quota, one set-based match
- * query, the receipt, and its immutable record.
+ * query, and the receipt recorded with its charge in one transaction.
  */
 import { createHash } from 'node:crypto';
 import { Type, type Static } from '@sinclair/typebox';
 import { randomBase62 } from '../domain/api-keys.ts';
 import { buildReceipt, planCheck, type CheckReceipt } from '../domain/check.ts';
+import { MAX_VALUE_LENGTH } from '../domain/identifiers/normalise.ts';
 import type { Plan } from '../config.ts';
 import type { Store } from '../store/database.ts';
 import type { QuotaHold } from './context.ts';
-import { reserveQuota } from './gates/quota.ts';
+import { quotaExceeded, usageMonth } from './gates/quota.ts';
 import { invalidParameter } from './problems.ts';
 import type { SourceCatalog } from './source-catalog.ts';
 
-/** The body of POST /v1/checks. */
+/** Longest `kind` accepted (the nine kinds are at most 5 characters); longer is 400. */
+export const MAX_KIND_LENGTH = 32;
+
+/** The body of POST /v1/checks. `value` above the normaliser's 512 characters is 400. */
 export const CheckBody = Type.Object(
   {
     label: Type.Optional(
@@ -23,9 +27,10 @@ export const CheckBody = Type.Object(
       Type.Object(
         {
           kind: Type.String({
+            maxLength: MAX_KIND_LENGTH,
             description: 'Identifier kind (case-insensitive); another string is rejected as unknown_kind',
           }),
-          value: Type.String(),
+          value: Type.String({ maxLength: MAX_VALUE_LENGTH }),
         },
         { additionalProperties: false },
       ),
@@ -38,16 +43,39 @@ export type CheckInput = Static<typeof CheckBody>;
 
 const REPLAY_WINDOW_MS = 24 * 3_600_000;
 
-/** Validates an Idempotency-Key header: 1 to 255 printable ASCII characters. */
-export function parseIdempotencyKey(header: string | string[] | undefined): string | null {
-  if (header === undefined) return null;
-  if (Array.isArray(header) || !/^[\x20-\x7e]{1,255}$/.test(header)) {
+/**
+ * The Idempotency-Key of a request, from its raw header lines (Node joins repeated lines into
+ * one `a, b`): 1 to 255 printable ASCII characters, sent once; null when absent.
+ */
+export function parseIdempotencyKey(rawHeaders: readonly string[]): string | null {
+  const values: string[] = [];
+  for (let i = 0; i + 1 < rawHeaders.length; i += 2)
+    if (rawHeaders[i]!.toLowerCase() === 'idempotency-key') values.push(rawHeaders[i + 1]!);
+  if (values.length === 0) return null;
+  if (values.length > 1 || !/^[\x20-\x7e]{1,255}$/.test(values[0]!)) {
     throw invalidParameter(
       'Idempotency-Key',
       'Idempotency-Key must be 1 to 255 printable ASCII characters, sent once.',
     );
   }
-  return header;
+  return values[0]!;
+}
+
+/** A UTF-16 surrogate without its pair: not Unicode text, and stored as U+FFFD by both engines. */
+const LONE_SURROGATE = /\p{Cs}/u;
+
+/** Refuses a label, kind or value that is not well-formed Unicode (400 naming the field). */
+export function assertWellFormed(input: CheckInput): void {
+  const refuse = (parameter: string) =>
+    invalidParameter(
+      parameter,
+      `"${parameter}" contains a lone UTF-16 surrogate, which is not Unicode text.`,
+    );
+  if (input.label !== undefined && LONE_SURROGATE.test(input.label)) throw refuse('label');
+  input.identifiers.forEach((item, i) => {
+    if (LONE_SURROGATE.test(item.kind)) throw refuse(`identifiers[${i}].kind`);
+    if (LONE_SURROGATE.test(item.value)) throw refuse(`identifiers[${i}].value`);
+  });
 }
 
 function requestHash(input: CheckInput): string {
@@ -55,6 +83,9 @@ function requestHash(input: CheckInput): string {
     .update(JSON.stringify([input.label ?? null, input.identifiers.map((i) => [i.kind, i.value])]))
     .digest('hex');
 }
+
+/** The outcome of an Idempotency-Key's last use: a receipt to replay, or the generation a new receipt takes. */
+type PriorUse = { replay: CheckReceipt } | { replay: undefined; generation: number };
 
 export class CheckService {
   private sizeCache: { version: number; size: number } | undefined;
@@ -70,9 +101,27 @@ export class CheckService {
     return this.sizeCache.size;
   }
 
+  /** The receipt to replay for this Idempotency-Key (within 24 hours, same body), or the next generation. */
+  private async priorUse(keyId: string, idempotencyKey: string, hash: string, now: Date): Promise<PriorUse> {
+    const prior = await this.store.checks.latestIdempotent(keyId, idempotencyKey);
+    if (prior === undefined) return { replay: undefined, generation: 1 };
+    const since = new Date(now.getTime() - REPLAY_WINDOW_MS).toISOString();
+    if (prior.receipt.performed_at < since)
+      return { replay: undefined, generation: (prior.generation ?? 0) + 1 };
+    if (prior.requestHash !== hash) {
+      throw invalidParameter(
+        'Idempotency-Key',
+        'This Idempotency-Key was used with a different request body.',
+      );
+    }
+    return { replay: prior.receipt };
+  }
+
   /**
    * Performs the check and records the receipt. `hold` is the request's quota reservation: the
-   * identifiers are added to it (so a failure gives them back), and a replay marks it refunded.
+   * identifiers are added to it once recorded (so a failed answer gives them back), and a replay
+   * marks it refunded. Concurrent requests with one Idempotency-Key record one receipt: the
+   * others find it taken (the database waits for the first to commit) and replay it.
    */
   async run(
     input: CheckInput,
@@ -83,27 +132,30 @@ export class CheckService {
     corpusVersion: number,
   ): Promise<{ receipt: CheckReceipt; replayed: boolean }> {
     const hash = requestHash(input);
+    const replay = (receipt: CheckReceipt) => {
+      hold.refund = true;
+      return { receipt, replayed: true };
+    };
+    let generation: number | null = null;
     if (idempotencyKey !== null) {
-      const since = new Date(now.getTime() - REPLAY_WINDOW_MS).toISOString();
-      const prior = await this.store.checks.findIdempotent(key.id, idempotencyKey, since);
-      if (prior !== undefined) {
-        if (prior.requestHash !== hash) {
-          throw invalidParameter(
-            'Idempotency-Key',
-            'This Idempotency-Key was used with a different request body.',
-          );
-        }
-        hold.refund = true;
-        return { receipt: prior.receipt, replayed: true };
-      }
+      const prior = await this.priorUse(key.id, idempotencyKey, hash, now);
+      if (prior.replay !== undefined) return replay(prior.replay);
+      generation = prior.generation;
     }
     const plan = planCheck(input.identifiers);
-    if (plan.checked.length > 0) {
-      await reserveQuota(this.store, key.id, key.plan, now, {
-        requests: 0,
-        identifiers: plan.checked.length,
-      });
-      hold.reserved.identifiers += plan.checked.length;
+    const month = usageMonth(now);
+    const amount = { requests: 0, identifiers: plan.checked.length };
+    const limit = key.plan.perMonth.identifiers;
+    // Refused before the match work when the month cannot take it. A receipt is committed with its
+    // charge, so usage spent by a concurrent request with the same key shows its receipt too.
+    if (amount.identifiers > 0 && limit !== null) {
+      const used = await this.store.usage.get(key.id, month);
+      if (used.identifiers + amount.identifiers > limit) {
+        const prior =
+          idempotencyKey === null ? undefined : await this.priorUse(key.id, idempotencyKey, hash, now);
+        if (prior?.replay !== undefined) return replay(prior.replay);
+        throw quotaExceeded(key.plan, month, amount);
+      }
     }
     const hits = await this.store.recalls.hits(
       plan.checked.flatMap((c) => c.matchKeys),
@@ -116,7 +168,17 @@ export class CheckService {
       corpusAsOf: await this.catalog.dataAsOf(undefined, corpusVersion),
       corpusSize: await this.corpusSize(corpusVersion),
     });
-    await this.store.checks.insert({ receipt, keyId: key.id, idempotencyKey, requestHash: hash });
+    const outcome = await this.store.checks.record(
+      { receipt, keyId: key.id, idempotencyKey, requestHash: hash, idempotencyGeneration: generation },
+      amount.identifiers > 0 ? { month, amount, limits: key.plan.perMonth } : null,
+    );
+    if (outcome === 'over-quota') throw quotaExceeded(key.plan, month, amount);
+    if (outcome === 'taken') {
+      const prior = await this.priorUse(key.id, idempotencyKey!, hash, now);
+      if (prior.replay === undefined) throw new Error('an Idempotency-Key use was taken but has no receipt');
+      return replay(prior.replay);
+    }
+    hold.reserved.identifiers += amount.identifiers;
     return { receipt, replayed: false };
   }
 }

@@ -1,16 +1,38 @@
-/** Check receipts: written once, read by their key only. The database refuses to change them. */
+/**
+ * Check receipts: written once, read by their key only. The database refuses to change them, and
+ * one use of an Idempotency-Key (key_id, idempotency_key, idempotency_generation) records one.
+ */
 import type { Kysely } from 'kysely';
 import type { CheckReceipt } from '../domain/check.ts';
-import { compile, type Statement } from './compiled.ts';
-import type { Engine } from './engine.ts';
+import type { Metered } from '../domain/meters.ts';
 import type { Database } from './schema.ts';
+import type { UsageLimits, UsageStore } from './usage-store.ts';
 
 export interface ReceiptWrite {
   receipt: CheckReceipt;
   keyId: string;
   idempotencyKey: string | null;
   requestHash: string | null;
+  /** Which use of `idempotencyKey` this is; null without one. */
+  idempotencyGeneration: number | null;
 }
+
+/** Usage a receipt is charged, reserved in the transaction that records it. */
+export interface ReceiptCharge {
+  month: string;
+  amount: Metered;
+  limits: UsageLimits;
+}
+
+/** A receipt of an Idempotency-Key, with what it was made from. */
+export interface IdempotentUse {
+  receipt: CheckReceipt;
+  requestHash: string | null;
+  generation: number | null;
+}
+
+/** Thrown inside the recording transaction to roll it back when the charge does not fit. */
+class OverQuota extends Error {}
 
 type ChecksRow = Database['checks'];
 type CheckWrite = Omit<ChecksRow, 'seq'>;
@@ -32,6 +54,7 @@ function toRow(write: ReceiptWrite): CheckWrite {
     matches: JSON.stringify(r.matches ?? []),
     idempotency_key: write.idempotencyKey,
     request_hash: write.requestHash,
+    idempotency_generation: write.idempotencyGeneration,
   };
 }
 
@@ -53,35 +76,39 @@ function toReceipt(row: Omit<ChecksRow, 'seq'>, withMatches: boolean): CheckRece
 }
 
 export class ChecksStore {
-  private readonly insertRow: Statement<CheckWrite, unknown>;
-
   constructor(
     private readonly db: Kysely<Database>,
-    engine: Engine,
-  ) {
-    this.insertRow = compile(engine, (p: CheckWrite) =>
-      db.insertInto('checks').values({
-        check_id: p.check_id,
-        key_id: p.key_id,
-        label: p.label,
-        performed_at: p.performed_at,
-        submitted_count: p.submitted_count,
-        submitted_digest: p.submitted_digest,
-        rejected: p.rejected,
-        match_count: p.match_count,
-        result_digest: p.result_digest,
-        corpus_as_of: p.corpus_as_of,
-        corpus_size: p.corpus_size,
-        matches: p.matches,
-        idempotency_key: p.idempotency_key,
-        request_hash: p.request_hash,
-      } satisfies Record<keyof CheckWrite, unknown>),
-    );
-  }
+    private readonly usage: UsageStore,
+  ) {}
 
-  /** Records a receipt; it is committed (durable) when this resolves. */
-  async insert(write: ReceiptWrite): Promise<void> {
-    await this.insertRow.run(toRow(write));
+  /**
+   * Records a receipt and reserves its charge in one transaction; it is committed (durable) when
+   * this resolves `recorded`. `taken`: this use of the Idempotency-Key already has a receipt
+   * (a concurrent insert is waited for), nothing is written; `over-quota`: nothing is written.
+   */
+  async record(
+    write: ReceiptWrite,
+    charge: ReceiptCharge | null,
+  ): Promise<'recorded' | 'taken' | 'over-quota'> {
+    try {
+      return await this.db.transaction().execute(async (trx) => {
+        const inserted = await trx
+          .insertInto('checks')
+          .values(toRow(write))
+          .onConflict((oc) => oc.columns(['key_id', 'idempotency_key', 'idempotency_generation']).doNothing())
+          .executeTakeFirst();
+        if (Number(inserted.numInsertedOrUpdatedRows ?? 0) === 0) return 'taken';
+        if (
+          charge !== null &&
+          !(await this.usage.reserveIn(trx, write.keyId, charge.month, charge.amount, charge.limits))
+        )
+          throw new OverQuota();
+        return 'recorded';
+      });
+    } catch (error) {
+      if (error instanceof OverQuota) return 'over-quota';
+      throw error;
+    }
   }
 
   /** A receipt of this key, with its matches; undefined for a missing one or another key's. */
@@ -125,20 +152,20 @@ export class ChecksStore {
     return Number(row?.seq ?? 0);
   }
 
-  /** The receipt an Idempotency-Key produced for this key since `since`, with its request hash. */
-  async findIdempotent(
-    keyId: string,
-    idempotencyKey: string,
-    since: string,
-  ): Promise<{ receipt: CheckReceipt; requestHash: string | null } | undefined> {
+  /** The newest receipt an Idempotency-Key of this key produced, whenever it was. */
+  async latestIdempotent(keyId: string, idempotencyKey: string): Promise<IdempotentUse | undefined> {
     const row = await this.db
       .selectFrom('checks')
       .selectAll()
       .where('key_id', '=', keyId)
       .where('idempotency_key', '=', idempotencyKey)
-      .where('performed_at', '>=', since)
       .orderBy('seq', 'desc')
       .executeTakeFirst();
-    return row === undefined ? undefined : { receipt: toReceipt(row, true), requestHash: row.request_hash };
+    if (row === undefined) return undefined;
+    return {
+      receipt: toReceipt(row, true),
+      requestHash: row.request_hash,
+      generation: row.idempotency_generation === null ? null : Number(row.idempotency_generation),
+    };
   }
 }

@@ -63,6 +63,7 @@ export async function openStore(database: Config['database']): Promise<Store> {
     throw error;
   }
   const db = engine.db;
+  const usage = new UsageStore(engine);
   const version = compile(engine, () => db.selectFrom('corpus_state').select('version').where('id', '=', 1));
   return {
     engine: engine.name,
@@ -70,8 +71,8 @@ export async function openStore(database: Config['database']): Promise<Store> {
     ingest: new IngestStore(db, engine),
     sources: new SourcesStore(db),
     keys: new KeysStore(db, engine),
-    usage: new UsageStore(engine),
-    checks: new ChecksStore(db, engine),
+    usage,
+    checks: new ChecksStore(db, usage),
     locks: new LocksStore(db),
     report: new ReportStore(db),
     async corpusVersion() {

@@ -114,6 +114,8 @@ export interface ChecksTable {
   matches: string;
   idempotency_key: string | null;
   request_hash: string | null;
+  /** Which use of `idempotency_key` this receipt is (1, 2, … once the previous use expired); null without a key or before migration 0003. */
+  idempotency_generation: number | null;
 }
 
 export interface CorpusStateTable {

@@ -5,8 +5,10 @@
  * that adds no identifiers is never refused for the identifier quota. Usage that no limit
  * governs (an unmetered quota) is simply added, and may be added later and in bulk (`add`).
  */
+import { sql, type Transaction } from 'kysely';
 import { METERS, type Meter, type Metered } from '../domain/meters.ts';
 import type { Engine } from './engine.ts';
+import type { Database } from './schema.ts';
 
 /** A monthly limit per meter; `null` is unmetered. */
 export type UsageLimits = Record<Meter, number | null>;
@@ -34,6 +36,26 @@ export class UsageStore {
     // No row for this month yet (or the limit was met): make sure the row exists, then try once more.
     await this.engine.prepare(ENSURE_ROW).run([keyId, month]);
     return (await statement.run(params)) === 1;
+  }
+
+  /** {@link reserve} inside the caller's transaction: it is kept or given back with the transaction. */
+  async reserveIn(
+    trx: Transaction<Database>,
+    keyId: string,
+    month: string,
+    amount: Metered,
+    limits: UsageLimits,
+  ): Promise<boolean> {
+    const set = sql.join(METERS.map((m) => sql`${sql.ref(m)} = ${sql.ref(m)} + ${amount[m]}`));
+    const within = METERS.filter((m) => limits[m] !== null && amount[m] > 0).map(
+      (m) => sql` AND ${sql.ref(m)} <= ${limits[m]! - amount[m]}`,
+    );
+    const update = sql`UPDATE usage SET ${set} WHERE key_id = ${keyId} AND month = ${month}${sql.join(within, sql``)}`;
+    if (Number((await update.execute(trx)).numAffectedRows ?? 0) === 1) return true;
+    await sql`INSERT INTO usage (key_id, month, ${sql.raw(COLUMNS)}) VALUES (${keyId}, ${month}, ${sql.join(METERS.map(() => 0))}) ON CONFLICT (key_id, month) DO NOTHING`.execute(
+      trx,
+    );
+    return Number((await update.execute(trx)).numAffectedRows ?? 0) === 1;
   }
 
   /** Adds usage that no limit governs (an unmetered quota), creating the month's row if needed. */

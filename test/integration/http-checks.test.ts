@@ -1,10 +1,37 @@
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { request as httpRequest } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { openRawEngine } from '../support/database.ts';
+import { openStore } from '../../src/store/database.ts';
+import { listeningUrl, runCli, startCli } from '../support/cli.ts';
+import { until } from '../support/until.ts';
+import { createTestDatabase, openRawEngine } from '../support/database.ts';
 import { draft, json, startService, usageReaches, type TestService } from '../support/service.ts';
 
 const sha256 = (s: string) => createHash('sha256').update(s).digest('hex');
+
+/** A POST whose headers are sent line by line as given (fetch joins a repeated header). */
+function postRaw(
+  url: string,
+  headers: Record<string, string | string[]>,
+  body: string,
+): Promise<{ status: number; body: any }> {
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(`${url}/v1/checks`, { method: 'POST', headers }, (res) => {
+      let text = '';
+      res.on('data', (c) => (text += c));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: JSON.parse(text) }));
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+/** `n` LOT identifiers, distinct. */
+const lots = (n: number) => Array.from({ length: n }, (_, i) => ({ kind: 'lot', value: `LOT${i}` }));
 
 describe('POST /v1/checks and receipts', () => {
   let s: TestService;
@@ -215,6 +242,96 @@ describe('POST /v1/checks and receipts', () => {
     assert.equal((await json(bad)).parameter, 'Idempotency-Key');
   });
 
+  test('ten concurrent checks with one Idempotency-Key record one receipt, charged once; the others replay it', async () => {
+    // 1000 identifiers each on a free key (5000 a month): ten charges would not even fit
+    const k = await s.key('free');
+    const body = { identifiers: lots(1000) };
+    const headers = { 'idempotency-key': 'concurrent-batch' };
+    const answers = await Promise.all(
+      Array.from({ length: 10 }, () => s.request('/v1/checks', { key: k, body, headers })),
+    );
+    assert.deepEqual(
+      answers.map((a) => a.status),
+      Array(10).fill(201),
+    );
+    const bodies = await Promise.all(answers.map((a) => json(a)));
+    assert.equal(new Set(bodies.map((b) => b.data.check_id)).size, 1, 'one receipt');
+    assert.equal(answers.filter((a) => a.headers.get('idempotent-replayed') === 'true').length, 9);
+    for (const b of bodies) assert.deepEqual(b, bodies[0], 'each replay is the same body');
+    const list = await json(await s.request('/v1/checks', { key: k }));
+    assert.equal(list.data.length, 1);
+    await usageReaches(s, k, { requests: 2, identifiers: 1000 }); // the check once, and the list
+  });
+
+  test('Idempotency-Key sent twice is 400 naming it, whatever the two values', async () => {
+    const k = await s.key('free');
+    const body = JSON.stringify({ identifiers: [{ kind: 'lot', value: 'AB12' }] });
+    for (const twice of [
+      ['a', 'b'],
+      ['same', 'same'],
+    ]) {
+      const r = await postRaw(
+        s.url,
+        { authorization: `Bearer ${k}`, 'content-type': 'application/json', 'idempotency-key': twice },
+        body,
+      );
+      assert.equal(r.status, 400);
+      assert.equal(r.body.type, '/problems/invalid-parameter');
+      assert.equal(r.body.parameter, 'Idempotency-Key');
+    }
+    const once = await postRaw(
+      s.url,
+      { authorization: `Bearer ${k}`, 'content-type': 'application/json', 'idempotency-key': 'a, b' },
+      body,
+    );
+    assert.equal(once.status, 201, 'one header whose value holds a comma is one key');
+    assert.equal((await json(await s.request('/v1/checks', { key: k }))).data.length, 1);
+  });
+
+  test('a value that NFKC expands past 512 characters is rejected unread (invalid_length): the 1 MiB attack is cheap', async () => {
+    // U+FDFA becomes 18 characters under NFKC: 339 of them are 6102 once normalised
+    const attack = {
+      identifiers: Array.from({ length: 1000 }, () => ({ kind: 'lot', value: '\ufdfa'.repeat(339) })),
+    };
+    assert.ok(JSON.stringify(attack).length > 1000 * 339);
+    const r = await s.request('/v1/checks', { key, body: attack });
+    assert.equal(r.status, 201);
+    const { data } = await json(r);
+    assert.equal(data.submitted_count, 0);
+    assert.equal(data.rejected_count, 1000);
+    assert.ok(data.rejected.every((x: { reason: string }) => x.reason === 'invalid_length'));
+    assert.equal(data.rejected[0].value, `${'\ufdfa'.repeat(63)}…`, 'kept shortened');
+  });
+
+  test("a rejected value is kept shortened to 64 characters, so a receipt's size is bounded", async () => {
+    const k = await s.key('growth');
+    const identifiers = [
+      { kind: 'k'.repeat(32), value: 'v'.repeat(512) },
+      { kind: 'upc', value: `${'x'.repeat(62)}\u{1F600}tail` },
+      { kind: 'isbn', value: 'x'.repeat(64) },
+    ];
+    const created = await json(await s.request('/v1/checks', { key: k, body: { identifiers } }));
+    assert.deepEqual(
+      created.data.rejected.map((x: { kind: string; value: string }) => [x.kind, x.value]),
+      [
+        ['k'.repeat(32), `${'v'.repeat(63)}…`],
+        ['upc', `${'x'.repeat(62)}…`], // the pair at 63-64 is not split
+        ['isbn', 'x'.repeat(64)],
+      ],
+    );
+    const read = await json(await s.request(`/v1/checks/${created.data.check_id}`, { key: k }));
+    assert.deepEqual(read.data, created.data, 'stored as acknowledged');
+    // the largest receipt of rejected items: 1000 of the longest kind and value
+    const worst = Array.from({ length: 1000 }, (_, i) => ({
+      kind: `${'k'.repeat(28)}${1000 + i}`,
+      value: 'v'.repeat(512),
+    }));
+    assert.equal((await s.request('/v1/checks', { key: k, body: { identifiers: worst } })).status, 201);
+    const list = await s.request('/v1/checks?limit=1', { key: k });
+    const bytes = Buffer.byteLength(await list.text());
+    assert.ok(bytes < 150_000, `a listed receipt of 1000 rejected items is ${bytes} bytes`);
+  });
+
   for (const [name, rawBody, parameter] of [
     ['not JSON', '{"identifiers": [', 'body'],
     ['an array', '[]', 'body'],
@@ -238,6 +355,36 @@ describe('POST /v1/checks and receipts', () => {
       'label',
     ],
     ['a numeric label', '{"label":5,"identifiers":[{"kind":"upc","value":"x"}]}', 'label'],
+    [
+      'a kind over 32 characters',
+      JSON.stringify({ identifiers: [{ kind: 'k'.repeat(33), value: 'AB12' }] }),
+      'identifiers[0].kind',
+    ],
+    [
+      'a value over 512 characters',
+      JSON.stringify({
+        identifiers: [
+          { kind: 'lot', value: 'AB12' },
+          { kind: 'lot', value: 'v'.repeat(513) },
+        ],
+      }),
+      'identifiers[1].value',
+    ],
+    [
+      'a label with a lone surrogate',
+      '{"label":"order \\ud83d","identifiers":[{"kind":"lot","value":"AB12"}]}',
+      'label',
+    ],
+    [
+      'a value with a lone surrogate',
+      '{"identifiers":[{"kind":"lot","value":"AB\\udc00"}]}',
+      'identifiers[0].value',
+    ],
+    [
+      'a kind with a lone surrogate',
+      '{"identifiers":[{"kind":"lot\\ud800","value":"AB12"}]}',
+      'identifiers[0].kind',
+    ],
     [
       '1001 identifiers',
       JSON.stringify({ identifiers: Array.from({ length: 1001 }, () => ({ kind: 'lot', value: 'AB' })) }),
@@ -340,5 +487,57 @@ describe('GET /v1/identifiers/{kind}/{value}', () => {
     const ambiguous = await json(await s.request('/v1/identifiers/ndc/0071015523', { key }));
     assert.equal(ambiguous.parameter, 'value');
     assert.match(ambiguous.detail, /ambiguous/);
+  });
+});
+
+describe('one Idempotency-Key on two API processes sharing one database', () => {
+  test('concurrent checks across the processes record one receipt, charged once', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'recalls-idem-'));
+    const db = await createTestDatabase(dir);
+    const env = { DATABASE_URL: db.url, RECALLS_ARCHIVE_DIR: join(dir, 'archive') };
+    const nodes: ReturnType<typeof startCli>[] = [];
+    try {
+      assert.equal((await runCli(['migrate'], env)).code, 0);
+      const store = await openStore(db.database);
+      const key = (await store.keys.create('free', 'idempotency', new Date())).key;
+      const id = (await store.keys.findByKey(key))!.id;
+      nodes.push(startCli(['serve'], { ...env, PORT: '0', LOG_LEVEL: 'info' }));
+      nodes.push(startCli(['serve'], { ...env, PORT: '0', LOG_LEVEL: 'info' }));
+      const urls = await Promise.all(nodes.map((n) => listeningUrl(n)));
+      const body = JSON.stringify({ identifiers: lots(1000) });
+      const answers = await Promise.all(
+        Array.from({ length: 12 }, (_, i) =>
+          postRaw(
+            urls[i % 2]!,
+            {
+              authorization: `Bearer ${key}`,
+              'content-type': 'application/json',
+              'idempotency-key': 'two-nodes',
+            },
+            body,
+          ),
+        ),
+      );
+      assert.deepEqual(
+        answers.map((a) => a.status),
+        Array(12).fill(201),
+      );
+      assert.equal(new Set(answers.map((a) => a.body.data.check_id)).size, 1, 'one receipt');
+      const month = new Date().toISOString().slice(0, 7);
+      let usage = await store.usage.get(id, month);
+      // the replays' reservations are given back once answered
+      await until(
+        async () => (usage = await store.usage.get(id, month)).requests === 1,
+        () => JSON.stringify(usage),
+      );
+      assert.deepEqual(usage, { requests: 1, identifiers: 1000 });
+      assert.equal((await store.checks.list(id, 50)).rows.length, 1);
+      await store.close();
+    } finally {
+      for (const n of nodes) n.child.kill('SIGKILL');
+      await Promise.all(nodes.map((n) => n.done));
+      await db.drop();
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -17,6 +17,7 @@ import { fdaRecord } from '../support/fda-records.ts';
 import { startOpenFdaStandIn } from '../support/openfda-server.ts';
 import { REDIS_URL, requireService } from '../support/services.ts';
 import { draft } from '../support/service.ts';
+import { until } from '../support/until.ts';
 
 // A Redis database of this run's own (flushed first): CI runs two suites side by side.
 const REDIS_DB_URL = `${REDIS_URL.replace(/\/\d*$/, '')}/${process.env.RECALLS_TEST_REDIS_DB ?? '7'}`;
@@ -30,13 +31,21 @@ interface Answer {
   status: number;
   body: any;
   etag: string | undefined;
+  replayed: boolean;
 }
 
 /** One HTTP request from a chosen local address (127.0.0.x are all this machine). */
 function call(
   url: string,
   path: string,
-  options: { key?: string; method?: string; body?: unknown; from?: string; agent?: Agent } = {},
+  options: {
+    key?: string;
+    method?: string;
+    body?: unknown;
+    from?: string;
+    agent?: Agent;
+    headers?: Record<string, string>;
+  } = {},
 ): Promise<Answer> {
   const u = new URL(path, url);
   const payload = options.body === undefined ? undefined : JSON.stringify(options.body);
@@ -52,6 +61,7 @@ function call(
         headers: {
           ...(options.key === undefined ? {} : { authorization: `Bearer ${options.key}` }),
           ...(payload === undefined ? {} : { 'content-type': 'application/json' }),
+          ...options.headers,
         },
       },
       (res) => {
@@ -62,6 +72,7 @@ function call(
             status: res.statusCode ?? 0,
             body: text === '' ? undefined : JSON.parse(text),
             etag: res.headers.etag,
+            replayed: res.headers['idempotent-replayed'] === 'true',
           }),
         );
         res.on('error', reject);
@@ -210,6 +221,34 @@ describe('several API nodes on PostgreSQL and Redis', { skip: sqliteOnly('always
     }
   });
 
+  test('one Idempotency-Key sent to every node at once records one receipt, charged once', async (t) => {
+    if (!ready) return t.skip('services not available');
+    const key = (await store.keys.create('free', 'idempotency', new Date())).key;
+    const identifiers = Array.from({ length: 1000 }, (_, i) => ({ kind: 'lot', value: `I${i}X` }));
+    const answers = await Promise.all(
+      Array.from({ length: 15 }, (_, i) =>
+        call(nodes[i % 3]!.url, '/v1/checks', {
+          key,
+          body: { identifiers },
+          headers: { 'idempotency-key': 'across-nodes' },
+        }),
+      ),
+    );
+    assert.deepEqual(
+      answers.map((a) => a.status),
+      Array(15).fill(201),
+    );
+    assert.equal(new Set(answers.map((a) => a.body.data.check_id)).size, 1, 'one receipt');
+    assert.equal(answers.filter((a) => a.replayed).length, 14);
+    const id = (await store.keys.findByKey(key))!.id;
+    const month = new Date().toISOString().slice(0, 7);
+    await until(
+      async () => (await store.usage.get(id, month)).requests === 1,
+      () => 'the replays to be given back',
+    );
+    assert.deepEqual(await store.usage.get(id, month), { requests: 1, identifiers: 1000 });
+  });
+
   test('every node sees a new corpus (and new ETags) without a restart', async (t) => {
     if (!ready) return t.skip('services not available');
     const key = (await store.keys.create('growth', 'etags', new Date())).key;
@@ -323,7 +362,7 @@ describe('several API nodes on PostgreSQL and Redis', { skip: sqliteOnly('always
     const pending = Array.from({ length: 16 }, () =>
       call(node.url, '/v1/checks', { key, agent, body: { identifiers } }).then(
         (r) => r,
-        (e: Error) => ({ status: 0, body: e.message, etag: undefined }),
+        (e: Error) => ({ status: 0, body: e.message, etag: undefined, replayed: false }),
       ),
     );
     await new Promise((r) => setTimeout(r, 5));

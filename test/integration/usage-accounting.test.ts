@@ -1,7 +1,7 @@
 /**
  * Usage on an unmetered request quota is counted off the request's path (batched after the
- * answer), yet exactly: every 2xx once, 304s and errors never, identifiers still reserved before
- * the check runs, and nothing lost when the server is closed (SIGTERM) right after answering.
+ * answer), yet exactly: every 2xx once, 304s and errors never, identifiers still reserved with
+ * the receipt, and nothing lost when the server is closed (SIGTERM) right after answering.
  */
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -64,7 +64,7 @@ describe('usage on an unmetered request quota', () => {
     }
   });
 
-  test('identifiers are still reserved before a check runs: the quota is never passed', async () => {
+  test('identifiers are still reserved with the receipt: the quota is never passed', async () => {
     const s = await unmetered();
     try {
       const key = await s.key('scale');

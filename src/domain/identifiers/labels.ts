@@ -26,8 +26,15 @@ const FORMAT_CHARACTERS = /\p{Cf}/gu;
 
 /** NFKC, every dash to `-`, invisible format characters removed, trimmed; GS (`\x1d`, FNC1) is kept. */
 export function cleanText(value: string): string {
-  if (isPrintableAscii(value)) return value.trim();
-  return value.normalize('NFKC').replace(DASHES, '-').replace(FORMAT_CHARACTERS, '').trim();
+  return cleanTextWithin(value, Infinity)!;
+}
+
+/** {@link cleanText}, or undefined (with no work past NFKC) when the NFKC form exceeds `maxLength` (U+FDFA expands 18-fold). */
+export function cleanTextWithin(value: string, maxLength: number): string | undefined {
+  if (isPrintableAscii(value)) return value.length > maxLength ? undefined : value.trim();
+  const nfkc = value.normalize('NFKC');
+  if (nfkc.length > maxLength) return undefined;
+  return nfkc.replace(DASHES, '-').replace(FORMAT_CHARACTERS, '').trim();
 }
 
 const PRINTABLE_ASCII = /^[\x20-\x7e]*$/;

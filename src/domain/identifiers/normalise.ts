@@ -5,13 +5,16 @@
  */
 import { normaliseGtin } from './gtin.ts';
 import { IDENTIFIER_KINDS, parseKind, reject, type Normalised } from './kinds.ts';
-import { prepareValue } from './labels.ts';
+import { cleanTextWithin, stripLabel } from './labels.ts';
 import { normaliseNdc } from './ndc.ts';
 import { isPlaceholder, normaliseTextCode } from './text-codes.ts';
 import { normaliseUdi } from './udi.ts';
 import { normaliseVin } from './vin.ts';
 
-/** Values longer than this many UTF-16 code units are refused (`invalid_length`) unread. */
+/**
+ * Values longer than this many UTF-16 code units are refused (`invalid_length`) unread, and so
+ * are values whose NFKC form is longer: the work per value is bounded after normalisation.
+ */
 export const MAX_VALUE_LENGTH = 512;
 
 /**
@@ -37,7 +40,14 @@ export function normaliseIdentifier(kind: string, value: string): Normalised {
   if (value.length > MAX_VALUE_LENGTH) {
     return reject('invalid_length', `the value is longer than ${MAX_VALUE_LENGTH} characters`);
   }
-  const { value: text, label } = prepareValue(value);
+  const cleaned = cleanTextWithin(value, MAX_VALUE_LENGTH);
+  if (cleaned === undefined) {
+    return reject(
+      'invalid_length',
+      `the value is longer than ${MAX_VALUE_LENGTH} characters once normalised (Unicode NFKC)`,
+    );
+  }
+  const { value: text, label } = stripLabel(cleaned);
   if (text === '')
     return reject('empty', label === null ? 'the value is empty' : `nothing follows the label "${label}"`);
   if (isPlaceholder(text)) return reject('empty', 'placeholder text, not an identifier');

@@ -15,12 +15,21 @@ import { corpusTagCache, matchesIfNoneMatch } from './etag.ts';
 const NONE: Metered = { requests: 0, identifiers: 0 };
 
 /** The calendar month in UTC, `YYYY-MM`. */
-function usageMonth(now: Date): string {
+export function usageMonth(now: Date): string {
   return now.toISOString().slice(0, 7);
 }
 
+/** The 402 of a reservation of `amount` that the plan's month does not allow. */
+export function quotaExceeded(plan: Plan, month: string, amount: Metered): ProblemError {
+  const what =
+    amount.identifiers > 0
+      ? `checking ${amount.identifiers} identifiers would exceed the ${plan.id} plan's ${plan.perMonth.identifiers} identifiers`
+      : `the ${plan.id} plan's ${plan.perMonth.requests} requests are used up`;
+  return new ProblemError('quota-exceeded', `Monthly quota exhausted: ${what} for ${month} (UTC).`);
+}
+
 /** Reserves usage for a key or throws quota-exceeded; returns the hold to release on failure. */
-export async function reserveQuota(
+async function reserveQuota(
   store: Store,
   keyId: string,
   plan: Plan,
@@ -28,13 +37,8 @@ export async function reserveQuota(
   amount: Metered,
 ): Promise<QuotaHold> {
   const month = usageMonth(now);
-  if (!(await store.usage.reserve(keyId, month, amount, plan.perMonth))) {
-    const what =
-      amount.identifiers > 0
-        ? `checking ${amount.identifiers} identifiers would exceed the ${plan.id} plan's ${plan.perMonth.identifiers} identifiers`
-        : `the ${plan.id} plan's ${plan.perMonth.requests} requests are used up`;
-    throw new ProblemError('quota-exceeded', `Monthly quota exhausted: ${what} for ${month} (UTC).`);
-  }
+  if (!(await store.usage.reserve(keyId, month, amount, plan.perMonth)))
+    throw quotaExceeded(plan, month, amount);
   return { keyId, month, reserved: { ...amount }, deferred: { ...NONE }, refund: false };
 }
 

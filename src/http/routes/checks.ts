@@ -2,7 +2,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import type { CheckReceipt } from '../../domain/check.ts';
-import { CheckBody, CheckService, parseIdempotencyKey } from '../check-service.ts';
+import { assertWellFormed, CheckBody, CheckService, parseIdempotencyKey } from '../check-service.ts';
 import { Walk } from '../paging.ts';
 import { ProblemError } from '../problems.ts';
 import { corpusVersionOf, type RouteContext } from '../route-context.ts';
@@ -51,7 +51,8 @@ export const checkRoutes: FastifyPluginAsyncTypebox<RouteContext> = async (app, 
       const auth = request.auth;
       if (auth.state !== 'valid' || request.quotaHold === undefined)
         throw new Error('check reached without a key');
-      const idempotencyKey = parseIdempotencyKey(request.headers['idempotency-key']);
+      const idempotencyKey = parseIdempotencyKey(request.raw.rawHeaders);
+      assertWellFormed(request.body);
       const version = await corpusVersionOf(request, deps.store);
       const { receipt, replayed } = await service.run(
         request.body,

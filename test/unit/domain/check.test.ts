@@ -5,7 +5,13 @@
  */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { buildReceipt, planCheck, type Hit } from '../../../src/domain/check.ts';
+import {
+  buildReceipt,
+  planCheck,
+  REJECTED_VALUE_LENGTH,
+  rejectedValue,
+  type Hit,
+} from '../../../src/domain/check.ts';
 import { resultDigest, submittedDigest } from '../../../src/domain/digests.ts';
 
 const CONTEXT = {
@@ -155,5 +161,21 @@ describe('building the receipt', () => {
     const plan = planCheck([{ kind: 'lot', value: '4242' }]);
     const receipt = buildReceipt(plan, [hit('x.1', 'lot:9999'), hit('x.2', 'gs1:4242')], CONTEXT);
     assert.equal(receipt.match_count, 0);
+  });
+});
+
+describe('rejected values', () => {
+  test('are kept as submitted up to 64 characters, longer ones as their first 63 and …', () => {
+    assert.equal(REJECTED_VALUE_LENGTH, 64);
+    assert.equal(rejectedValue('x'.repeat(64)), 'x'.repeat(64));
+    assert.equal(rejectedValue('x'.repeat(65)), `${'x'.repeat(63)}…`);
+    const plan = planCheck([{ kind: 'isbn', value: 'y'.repeat(10_000) }]);
+    assert.deepEqual(plan.rejected, [{ kind: 'isbn', value: `${'y'.repeat(63)}…`, reason: 'unknown_kind' }]);
+  });
+  test('never split a surrogate pair', () => {
+    const emoji = '\u{1F600}';
+    assert.equal(rejectedValue(`${'x'.repeat(62)}${emoji}${'x'.repeat(9)}`), `${'x'.repeat(62)}…`);
+    assert.equal(rejectedValue(`${'x'.repeat(61)}${emoji}${'x'.repeat(9)}`), `${'x'.repeat(61)}${emoji}…`);
+    assert.equal(rejectedValue(emoji.repeat(40)), `${emoji.repeat(31)}…`);
   });
 });

@@ -56,6 +56,14 @@ describe('kinds and general rejections', () => {
     rejected('lot', 'A'.repeat(513), 'invalid_length', /512/);
     assert.equal(ok('lot', 'A'.repeat(512)).normalized.length, 512);
   });
+  test('so are values longer than 512 characters once NFKC has expanded them, before any rule reads them', () => {
+    // U+FDFA is 18 characters under NFKC: 29 of them are 522, 28 are 504
+    rejected('lot', '\ufdfa'.repeat(29), 'invalid_length', /512 characters once normalised/);
+    rejected('lot', '\ufdfa'.repeat(339), 'invalid_length', /NFKC/);
+    rejected('lot', '\ufdfa'.repeat(28), 'invalid_characters');
+    rejected('lot', `${'A'.repeat(510)}\u3392`, 'invalid_length'); // ㎒ is MHz
+    assert.equal(ok('lot', `${'A'.repeat(509)}\u3392`).normalized.length, 512);
+  });
   test('placeholders are empty for every kind', () => {
     for (const kind of ['gtin', 'vin', 'ndc', 'udi', 'model', 'lot', 'batch']) {
       for (const value of [
