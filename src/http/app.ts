@@ -15,9 +15,9 @@ import { answerCache } from './answer-cache.ts';
 import { closeAfterAnswer } from './closing.ts';
 import type { AppDeps } from './context.ts';
 import { handleError, PROBLEM_CONTENT_TYPE, sendProblem, instanceOf } from './error-handler.ts';
-import { burstGate } from './gates/burst.ts';
-import { bodyTags } from './gates/etag.ts';
-import { keyGate, keyReading } from './gates/key.ts';
+import { burstCount, burstSettle } from './gates/burst.ts';
+import { conditionalAnswers } from './gates/etag.ts';
+import { keyGate, keyLookup, keyReading, rememberedPlans } from './gates/key.ts';
 import { parametersGate } from './gates/parameters.ts';
 import { quotaGate } from './gates/quota.ts';
 import { releaseGate } from './gates/release.ts';
@@ -108,10 +108,13 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   );
   for (const schema of SHARED_SCHEMAS) app.addSchema(schema);
 
-  // Hooks run in registration order. The key is read first, refusing nothing, because the burst
-  // limit is measured against its plan; then the gates in the contract's order.
-  await app.register(keyReading, { deps });
-  await app.register(burstGate, { limiter: deps.burstLimiter, config: deps.config, now });
+  // Hooks run in registration order: the gates in the contract's order, the burst gate counting
+  // the request before its key is looked up (key.ts, burst.ts).
+  const plans = rememberedPlans();
+  await app.register(keyReading, { config: deps.config, plans });
+  await app.register(burstCount, { limiter: deps.burstLimiter, config: deps.config, now });
+  await app.register(keyLookup, { deps, plans });
+  await app.register(burstSettle, { config: deps.config });
   await app.register(keyGate);
   await app.register(parametersGate);
   await app.register(quotaGate, { deps, now });
@@ -122,7 +125,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     reply.header('Server-Timing', `app;dur=${reply.elapsedTime.toFixed(2)}`);
     done(null, payload);
   });
-  await app.register(bodyTags);
+  await app.register(conditionalAnswers);
   await app.register(closeAfterAnswer);
 
   app.setErrorHandler((error, request, reply) => handleError(error, request, reply));
