@@ -410,6 +410,24 @@ describe('malformed input never gives a 5xx', () => {
   });
 });
 
+/** Sends raw bytes on a socket and resolves with everything read until the server closes it. */
+function rawExchange(base: string, bytes: string): Promise<string> {
+  const url = new URL(base);
+  return new Promise<string>((resolve) => {
+    const socket = connect(Number(url.port), url.hostname, () => socket.write(bytes));
+    let data = '';
+    socket.on('data', (c) => (data += c));
+    socket.on('end', () => resolve(data));
+    socket.on('error', () => resolve(data));
+  });
+}
+
+/** The problem document in a raw HTTP answer. */
+function rawProblem(answer: string): Record<string, unknown> {
+  assert.match(answer, /content-type: application\/problem\+json/i);
+  return JSON.parse(answer.slice(answer.indexOf('\r\n\r\n') + 4)) as Record<string, unknown>;
+}
+
 describe('caching headers and conditional requests', () => {
   let s: TestService;
   let key: string;
@@ -542,6 +560,101 @@ describe('integer query parameters', () => {
         assert.equal(r.status, 200, `${path}?limit=${good}`);
         assert.equal((await json(r)).meta.limit, Number(good));
       }
+    }
+  });
+});
+
+describe('protocol errors are problem documents', () => {
+  let s: TestService;
+  before(async () => {
+    s = await startService();
+  });
+  after(() => s.close());
+
+  test('a missing Host is a 400 problem naming it', async () => {
+    const answer = await rawExchange(s.url, 'GET /v1/health HTTP/1.1\r\nConnection: close\r\n\r\n');
+    assert.match(answer, /^HTTP\/1\.1 400/);
+    const p = rawProblem(answer);
+    assert.equal(p.type, '/problems/invalid-parameter');
+    assert.equal(p.parameter, 'Host');
+    assert.equal(p.instance, '/v1/health');
+  });
+
+  test('an expectation other than 100-continue is a 400 problem naming Expect', async () => {
+    const answer = await rawExchange(
+      s.url,
+      'GET /v1/health HTTP/1.1\r\nHost: x\r\nExpect: foo\r\nConnection: close\r\n\r\n',
+    );
+    assert.match(answer, /^HTTP\/1\.1 400/);
+    const p = rawProblem(answer);
+    assert.equal(p.type, '/problems/invalid-parameter');
+    assert.equal(p.parameter, 'Expect');
+    assert.equal(p.instance, '/v1/health');
+    assert.equal(typeof p.title, 'string');
+    assert.equal(typeof p.detail, 'string');
+  });
+
+  test("the parser's 400 names the request path as its instance when it can be read", async () => {
+    const p = rawProblem(await rawExchange(s.url, 'GARBAGE /v1/health HTTP/9.9\r\n\r\n'));
+    assert.equal(p.status, 400);
+    assert.equal(p.instance, '/v1/health');
+    assert.equal(typeof p.title, 'string');
+  });
+});
+
+describe('request timeout', () => {
+  test('a body that trickles in is cut off once the request timeout has passed', async () => {
+    const s = await startService({ env: { RECALLS_REQUEST_TIMEOUT_MS: '1000' } });
+    try {
+      const key = await s.key();
+      const url = new URL(s.url);
+      const started = Date.now();
+      const closed = await new Promise<boolean>((resolve) => {
+        const socket = connect(Number(url.port), url.hostname, () => {
+          socket.write(
+            `POST /v1/checks HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${key}\r\n` +
+              'Content-Type: application/json\r\nContent-Length: 1000\r\n\r\n{',
+          );
+        });
+        const trickle = setInterval(() => socket.writable && socket.write(' '), 100);
+        const giveUp = setTimeout(() => {
+          clearInterval(trickle);
+          socket.destroy();
+          resolve(false);
+        }, 8000);
+        socket.on('close', () => {
+          clearInterval(trickle);
+          clearTimeout(giveUp);
+          resolve(true);
+        });
+        socket.on('error', () => {});
+      });
+      assert.ok(closed, 'the server closed the connection');
+      assert.ok(Date.now() - started < 4000, `closed after ${Date.now() - started} ms`);
+      assert.equal((await s.request('/v1/health')).status, 200, 'the server still answers');
+      // headers that trickle are cut off too (at 10 s, or the request timeout when shorter)
+      const headersStarted = Date.now();
+      const headersClosed = await new Promise<boolean>((resolve) => {
+        const socket = connect(Number(url.port), url.hostname, () =>
+          socket.write('GET /v1/health HTTP/1.1\r\n'),
+        );
+        const trickle = setInterval(() => socket.writable && socket.write('X-Slow: 1\r\n'), 100);
+        const giveUp = setTimeout(() => {
+          clearInterval(trickle);
+          socket.destroy();
+          resolve(false);
+        }, 8000);
+        socket.on('close', () => {
+          clearInterval(trickle);
+          clearTimeout(giveUp);
+          resolve(true);
+        });
+        socket.on('error', () => {});
+      });
+      assert.ok(headersClosed, 'the server closed the connection');
+      assert.ok(Date.now() - headersStarted < 4000, `closed after ${Date.now() - headersStarted} ms`);
+    } finally {
+      await s.close();
     }
   });
 });
