@@ -31,6 +31,8 @@ export interface Config {
   upstream: { timeoutMs: number; retries: number; maxBytes: number };
   /** Bytes of corpus-backed answers an API node keeps for the current corpus version (0: none). */
   answerCacheBytes: number;
+  /** How long a request, headers and body, may take to arrive before its connection is closed. */
+  requestTimeoutMs: number;
   plans: Record<PlanId, Plan>;
   logLevel: string;
 }
@@ -166,6 +168,7 @@ export function loadConfig(env: Env, sourceIds: readonly string[]): Config {
       maxBytes: integer(env, 'RECALLS_UPSTREAM_MAX_BYTES', 200 * 1024 * 1024, 1024, 4 * 1024 * 1024 * 1024),
     },
     answerCacheBytes: integer(env, 'RECALLS_ANSWER_CACHE_MB', 16, 0, 4096) * 1024 * 1024,
+    requestTimeoutMs: integer(env, 'RECALLS_REQUEST_TIMEOUT_MS', 30_000, 1_000, 600_000),
     plans,
     logLevel: env.LOG_LEVEL || 'info',
   };

@@ -12,6 +12,11 @@ import { LRUCache } from 'lru-cache';
 /** The media type of every JSON answer, as Fastify writes it. */
 const JSON_CONTENT_TYPE = 'application/json; charset=utf-8';
 
+/** GET, and HEAD, which is answered as GET without the body. */
+function isRead(method: string): boolean {
+  return method === 'GET' || method === 'HEAD';
+}
+
 export class AnswerCache {
   private version: number | undefined;
   private readonly answers: LRUCache<string, Buffer> | undefined;
@@ -57,7 +62,7 @@ export const answerCache = fp<{ budget: number }>(
     app.decorateRequest('cachedAnswer', false);
     app.addHook('preHandler', async (request, reply) => {
       const version = request.corpusVersion;
-      if (request.method !== 'GET' || request.routeOptions.config.etag !== 'corpus' || version === undefined)
+      if (!isRead(request.method) || request.routeOptions.config.etag !== 'corpus' || version === undefined)
         return;
       const answer = answers.get(version, request.url);
       if (answer === undefined) return;
@@ -70,7 +75,7 @@ export const answerCache = fp<{ budget: number }>(
         !request.cachedAnswer &&
         request.corpusVersion !== undefined &&
         request.routeOptions.config.etag === 'corpus' &&
-        request.method === 'GET' &&
+        isRead(request.method) &&
         typeof payload === 'string'
       )
         answers.set(request.corpusVersion, request.url, payload);

@@ -8,21 +8,22 @@ import swaggerUi from '@fastify/swagger-ui';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Ajv from 'ajv';
 import addFormats from 'ajv-formats';
-import type { Socket } from 'node:net';
-import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import type { Server } from 'node:http';
+import Fastify, { type FastifyHttpOptions, type FastifyInstance } from 'fastify';
 import { randomBase62 } from '../domain/api-keys.ts';
 import { answerCache } from './answer-cache.ts';
 import { closeAfterAnswer } from './closing.ts';
 import type { AppDeps } from './context.ts';
-import { handleError, PROBLEM_CONTENT_TYPE, sendProblem, instanceOf } from './error-handler.ts';
-import { burstGate } from './gates/burst.ts';
-import { bodyTags } from './gates/etag.ts';
-import { keyGate, keyReading } from './gates/key.ts';
+import { handleError, sendProblem, instanceOf } from './error-handler.ts';
+import { burstCount, burstSettle } from './gates/burst.ts';
+import { conditionalAnswers } from './gates/etag.ts';
+import { keyGate, keyLookup, keyReading, rememberedPlans } from './gates/key.ts';
 import { parametersGate } from './gates/parameters.ts';
 import { quotaGate } from './gates/quota.ts';
 import { releaseGate } from './gates/release.ts';
 import { openApiDocumentation } from './openapi.ts';
 import { ProblemError } from './problems.ts';
+import { answerClientError, HEADERS_TIMEOUT_MS, protocolRules, TIMEOUT_CHECK_MS } from './protocol.ts';
 import type { RouteContext } from './route-context.ts';
 import { checkRoutes } from './routes/checks.ts';
 import { healthRoutes } from './routes/health.ts';
@@ -49,25 +50,6 @@ function validators() {
 }
 
 /**
- * Requests the HTTP parser itself refuses (oversized request line or headers, broken syntax)
- * never reach a route: answer them on the socket with a problem document too.
- */
-function answerClientError(error: NodeJS.ErrnoException, socket: Socket): void {
-  if (!socket.writable) return;
-  const tooLarge = error.code === 'HPE_HEADER_OVERFLOW' || error.code === 'HPE_URI_TOO_LONG';
-  const body = JSON.stringify({
-    type: '/problems/invalid-parameter',
-    title: 'Invalid parameter',
-    status: 400,
-    detail: tooLarge ? 'The request line or headers are too large.' : 'The request is not valid HTTP.',
-    parameter: 'request',
-  });
-  socket.end(
-    `HTTP/1.1 400 Bad Request\r\nContent-Type: ${PROBLEM_CONTENT_TYPE}\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
-  );
-}
-
-/**
  * Request ids `req_` + 16 base62 characters: 8 random per process, then a counter (unique in
  * the logs without drawing random bytes per request).
  */
@@ -89,10 +71,18 @@ function requestIds(): () => string {
 /** The HTTP server, gates, routes and reference pages, ready to listen. */
 export async function buildApp(deps: AppDeps): Promise<App> {
   const now = deps.clock ?? (() => new Date());
-  const options: FastifyServerOptions = {
+  const options: FastifyHttpOptions<Server> = {
     logger: deps.logger ?? false,
     trustProxy: deps.config.trustProxy,
     bodyLimit: BODY_LIMIT,
+    // A request (headers and body) must arrive within the timeout; Fastify's default is none.
+    requestTimeout: deps.config.requestTimeoutMs,
+    http: {
+      requireHostHeader: false, // refused in protocolRules, as a problem document
+      headersTimeout: Math.min(HEADERS_TIMEOUT_MS, deps.config.requestTimeoutMs),
+      requestTimeout: deps.config.requestTimeoutMs,
+      connectionsCheckingInterval: TIMEOUT_CHECK_MS,
+    },
     routerOptions: { maxParamLength: 4096, ignoreTrailingSlash: false },
     genReqId: requestIds(),
     requestIdHeader: false,
@@ -108,10 +98,14 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   );
   for (const schema of SHARED_SCHEMAS) app.addSchema(schema);
 
-  // Hooks run in registration order. The key is read first, refusing nothing, because the burst
-  // limit is measured against its plan; then the gates in the contract's order.
-  await app.register(keyReading, { deps });
-  await app.register(burstGate, { limiter: deps.burstLimiter, config: deps.config, now });
+  // Hooks run in registration order: the gates in the contract's order, the burst gate counting
+  // the request before its key is looked up (key.ts, burst.ts).
+  const plans = rememberedPlans();
+  await app.register(protocolRules);
+  await app.register(keyReading, { config: deps.config, plans });
+  await app.register(burstCount, { limiter: deps.burstLimiter, config: deps.config, now });
+  await app.register(keyLookup, { deps, plans });
+  await app.register(burstSettle, { config: deps.config });
   await app.register(keyGate);
   await app.register(parametersGate);
   await app.register(quotaGate, { deps, now });
@@ -122,7 +116,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     reply.header('Server-Timing', `app;dur=${reply.elapsedTime.toFixed(2)}`);
     done(null, payload);
   });
-  await app.register(bodyTags);
+  await app.register(conditionalAnswers);
   await app.register(closeAfterAnswer);
 
   app.setErrorHandler((error, request, reply) => handleError(error, request, reply));

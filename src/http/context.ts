@@ -8,12 +8,13 @@ import type { Metered } from '../domain/meters.ts';
 import type { SourceMeta } from '../ingest/source.ts';
 import type { Store } from '../store/database.ts';
 import type { ApiKeyRecord } from '../store/keys-store.ts';
-import type { BurstLimiter } from './gates/burst-limiter.ts';
+import type { BurstDecision, BurstLimiter } from './gates/burst-limiter.ts';
+import type { CorpusTag } from './gates/etag.ts';
 
 /** Who is calling, as resolved from the request's key headers. */
 export type AuthState =
   | { state: 'missing' }
-  | { state: 'invalid' }
+  | { state: 'invalid'; detail?: string }
   | { state: 'revoked'; key: ApiKeyRecord; plan: Plan }
   | { state: 'valid'; key: ApiKeyRecord; plan: Plan };
 
@@ -39,9 +40,17 @@ declare module 'fastify' {
   }
   interface FastifyRequest {
     auth: AuthState;
+    /** The SHA-256 of a well-formed presented key, looked up after the burst gate. */
+    keyHash: string | undefined;
+    /** The plan the burst limit is measured against when known before the key is looked up. */
+    burstPlan: Plan | undefined;
+    /** The burst gate's count of this request, when it was counted. */
+    burst: BurstDecision | undefined;
     quotaHold: QuotaHold | undefined;
     /** The corpus version read with the key (or before the ETag), for every use in this request. */
     corpusVersion: number | undefined;
+    /** The corpus-backed request's tag at its version. */
+    corpusTag: CorpusTag | undefined;
     /** Whether the answer was sent from the answer cache (and so is not kept again). */
     cachedAnswer: boolean;
   }

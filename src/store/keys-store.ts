@@ -65,7 +65,11 @@ export class KeysStore {
 
   /** The record of a presented key (undefined when there is no such key) and the corpus version. */
   async authenticate(key: string): Promise<Authentication> {
-    const hash = looksLikeApiKey(key) ? hashApiKey(key) : '';
+    return this.authenticateHash(looksLikeApiKey(key) ? hashApiKey(key) : '');
+  }
+
+  /** `authenticate` for a key already hashed (`hashApiKey`); '' finds no key. */
+  async authenticateHash(hash: string): Promise<Authentication> {
     const [row] = await this.byHash.all({ hash });
     if (row === undefined) throw new Error('corpus_state has no row');
     const corpusVersion = Number(row.corpus_version);

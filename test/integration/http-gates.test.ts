@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
 import { request as httpRequest } from 'node:http';
 import { connect } from 'node:net';
 import { after, before, describe, test } from 'node:test';
@@ -406,5 +407,319 @@ describe('malformed input never gives a 5xx', () => {
     assert.match(p.detail, /req_[A-Za-z0-9]{16}/);
     assert.doesNotMatch(JSON.stringify(p), /sqlite|kysely|stack|at \//i);
     await t.close();
+  });
+});
+
+/** Sends raw bytes on a socket and resolves with everything read until the server closes it. */
+function rawExchange(base: string, bytes: string): Promise<string> {
+  const url = new URL(base);
+  return new Promise<string>((resolve) => {
+    const socket = connect(Number(url.port), url.hostname, () => socket.write(bytes));
+    let data = '';
+    socket.on('data', (c) => (data += c));
+    socket.on('end', () => resolve(data));
+    socket.on('error', () => resolve(data));
+  });
+}
+
+/** The problem document in a raw HTTP answer. */
+function rawProblem(answer: string): Record<string, unknown> {
+  assert.match(answer, /content-type: application\/problem\+json/i);
+  return JSON.parse(answer.slice(answer.indexOf('\r\n\r\n') + 4)) as Record<string, unknown>;
+}
+
+describe('caching headers and conditional requests', () => {
+  let s: TestService;
+  let key: string;
+  before(async () => {
+    s = await startService();
+    key = await s.key();
+    await s.seed([draft('F-1-2024')]);
+  });
+  after(() => s.close());
+
+  test('keyed answers are private and vary by key; public ones are left as they were', async () => {
+    const ok = await s.request('/v1/recalls', { key });
+    assert.equal(ok.headers.get('cache-control'), 'private, no-cache');
+    assert.equal(ok.headers.get('vary'), 'Authorization, X-API-Key');
+    const notModified = await s.request('/v1/recalls', {
+      key,
+      headers: { 'if-none-match': ok.headers.get('etag')! },
+    });
+    assert.equal(notModified.status, 304);
+    assert.equal(notModified.headers.get('cache-control'), 'private, no-cache');
+    for (const r of [
+      await s.request('/v1/recalls/nope', { key }),
+      await s.request('/v1/recalls'),
+      await s.request('/v1/checks', { key, body: { identifiers: [{ kind: 'lot', value: 'AB' }] } }),
+      await s.request('/v1/sources'),
+    ]) {
+      await r.arrayBuffer();
+      assert.match(r.headers.get('cache-control') ?? '', /^private/, String(r.status));
+      assert.equal(r.headers.get('vary'), 'Authorization, X-API-Key', String(r.status));
+    }
+    const health = await s.request('/v1/health');
+    await health.arrayBuffer();
+    assert.equal(health.headers.get('vary'), null);
+    assert.equal(health.headers.get('cache-control'), null);
+  });
+
+  test('If-None-Match never turns a missing resource or an invalid request into 304', async () => {
+    const version = await s.store.corpusVersion();
+    // the tag the server would give, computed offline
+    const offline = (url: string) =>
+      `W/"${createHash('sha1').update([version, '', url].join('\u0000')).digest('base64url').slice(0, 22)}"`;
+    for (const url of ['/v1/recalls/nope', '/v1/recalls/nope/revisions', '/v1/recalls?from=2024-13-45']) {
+      for (const tag of ['*', offline(url)]) {
+        const r = await s.request(url, { key, headers: { 'if-none-match': tag } });
+        assert.ok(r.status === 404 || r.status === 400, `${url} with ${tag} gave ${r.status}`);
+        assert.equal(r.headers.get('etag'), null);
+        await r.arrayBuffer();
+      }
+    }
+    const receipt = await s.request('/v1/checks/chk_nope', { key, headers: { 'if-none-match': '*' } });
+    assert.equal(receipt.status, 404);
+    // an existing resource: `*` matches any current representation
+    const exists = await s.request('/v1/recalls/us-fda-food.F-1-2024', {
+      key,
+      headers: { 'if-none-match': '*' },
+    });
+    assert.equal(exists.status, 304);
+  });
+
+  test('HEAD behaves as GET without a body: the same ETag, 304 on a match', async () => {
+    for (const path of ['/v1/recalls', '/v1/recalls/us-fda-food.F-1-2024', '/v1/sources', '/v1/health']) {
+      const get = await s.request(path, { key });
+      await get.arrayBuffer();
+      const head = await s.request(path, { key, method: 'HEAD' });
+      assert.equal(head.status, 200, path);
+      assert.equal(head.headers.get('etag'), get.headers.get('etag'), path);
+      assert.equal(head.headers.get('cache-control'), get.headers.get('cache-control'), path);
+      const conditional = await s.request(path, {
+        key,
+        method: 'HEAD',
+        headers: { 'if-none-match': get.headers.get('etag')! },
+      });
+      assert.equal(conditional.status, 304, path);
+    }
+  });
+});
+
+describe('a 304 only for what would be answered 200, without the answer cache', () => {
+  test('the handler decides: a 200 becomes 304 and is not counted, a 404 stays 404', async () => {
+    const s = await startService({ env: { RECALLS_ANSWER_CACHE_MB: '0', RECALLS_PLAN_FREE_REQUESTS: '2' } });
+    try {
+      await s.seed([draft('F-1-2024')]);
+      const key = await s.key('free');
+      const first = await s.request('/v1/recalls', { key });
+      assert.equal(first.status, 200);
+      const conditional = { key, headers: { 'if-none-match': first.headers.get('etag')! } };
+      for (let i = 0; i < 3; i++) assert.equal((await s.request('/v1/recalls', conditional)).status, 304);
+      assert.equal(
+        (await s.request('/v1/recalls/nope', { key, headers: { 'if-none-match': '*' } })).status,
+        404,
+      );
+      await usageReaches(s, key, { requests: 1, identifiers: 0 });
+      assert.equal((await s.request('/v1/recalls', { key })).status, 200);
+      await usageReaches(s, key, { requests: 2, identifiers: 0 });
+      await assertProblem(await s.request('/v1/recalls', conditional), 402, '/problems/quota-exceeded');
+    } finally {
+      await s.close();
+    }
+  });
+});
+
+describe('integer query parameters', () => {
+  let s: TestService;
+  let key: string;
+  before(async () => {
+    s = await startService();
+    key = await s.key();
+    await s.seed([draft('F-1-2024')]);
+  });
+  after(() => s.close());
+
+  test('only decimal digits within the documented range are a limit', async () => {
+    const paths = [
+      '/v1/recalls',
+      '/v1/recalls/us-fda-food.F-1-2024/revisions',
+      '/v1/identifiers/lot/AB12',
+      '/v1/checks',
+    ];
+    for (const path of paths) {
+      for (const bad of ['0x10', '0b11', '1e1', '%2B5', '%205', '2.0', '', '-1', '0', '201', '5%20']) {
+        const p = await assertProblem(
+          await s.request(`${path}?limit=${bad}`, { key }),
+          400,
+          '/problems/invalid-parameter',
+        );
+        assert.equal(p.parameter, 'limit', `${path}?limit=${bad}`);
+      }
+      for (const good of ['1', '5', '007', '200']) {
+        const r = await s.request(`${path}?limit=${good}`, { key });
+        assert.equal(r.status, 200, `${path}?limit=${good}`);
+        assert.equal((await json(r)).meta.limit, Number(good));
+      }
+    }
+  });
+});
+
+describe('protocol errors are problem documents', () => {
+  let s: TestService;
+  before(async () => {
+    s = await startService();
+  });
+  after(() => s.close());
+
+  test('a missing Host is a 400 problem naming it', async () => {
+    const answer = await rawExchange(s.url, 'GET /v1/health HTTP/1.1\r\nConnection: close\r\n\r\n');
+    assert.match(answer, /^HTTP\/1\.1 400/);
+    const p = rawProblem(answer);
+    assert.equal(p.type, '/problems/invalid-parameter');
+    assert.equal(p.parameter, 'Host');
+    assert.equal(p.instance, '/v1/health');
+  });
+
+  test('an expectation other than 100-continue is a 400 problem naming Expect', async () => {
+    const answer = await rawExchange(
+      s.url,
+      'GET /v1/health HTTP/1.1\r\nHost: x\r\nExpect: foo\r\nConnection: close\r\n\r\n',
+    );
+    assert.match(answer, /^HTTP\/1\.1 400/);
+    const p = rawProblem(answer);
+    assert.equal(p.type, '/problems/invalid-parameter');
+    assert.equal(p.parameter, 'Expect');
+    assert.equal(p.instance, '/v1/health');
+    assert.equal(typeof p.title, 'string');
+    assert.equal(typeof p.detail, 'string');
+  });
+
+  test("the parser's 400 names the request path as its instance when it can be read", async () => {
+    const p = rawProblem(await rawExchange(s.url, 'GARBAGE /v1/health HTTP/9.9\r\n\r\n'));
+    assert.equal(p.status, 400);
+    assert.equal(p.instance, '/v1/health');
+    assert.equal(typeof p.title, 'string');
+  });
+});
+
+describe('request timeout', () => {
+  test('a body that trickles in is cut off once the request timeout has passed', async () => {
+    const s = await startService({ env: { RECALLS_REQUEST_TIMEOUT_MS: '1000' } });
+    try {
+      const key = await s.key();
+      const url = new URL(s.url);
+      const started = Date.now();
+      const closed = await new Promise<boolean>((resolve) => {
+        const socket = connect(Number(url.port), url.hostname, () => {
+          socket.write(
+            `POST /v1/checks HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${key}\r\n` +
+              'Content-Type: application/json\r\nContent-Length: 1000\r\n\r\n{',
+          );
+        });
+        const trickle = setInterval(() => socket.writable && socket.write(' '), 100);
+        const giveUp = setTimeout(() => {
+          clearInterval(trickle);
+          socket.destroy();
+          resolve(false);
+        }, 8000);
+        socket.on('close', () => {
+          clearInterval(trickle);
+          clearTimeout(giveUp);
+          resolve(true);
+        });
+        socket.on('error', () => {});
+      });
+      assert.ok(closed, 'the server closed the connection');
+      assert.ok(Date.now() - started < 4000, `closed after ${Date.now() - started} ms`);
+      assert.equal((await s.request('/v1/health')).status, 200, 'the server still answers');
+      // headers that trickle are cut off too (at 10 s, or the request timeout when shorter)
+      const headersStarted = Date.now();
+      const headersClosed = await new Promise<boolean>((resolve) => {
+        const socket = connect(Number(url.port), url.hostname, () =>
+          socket.write('GET /v1/health HTTP/1.1\r\n'),
+        );
+        const trickle = setInterval(() => socket.writable && socket.write('X-Slow: 1\r\n'), 100);
+        const giveUp = setTimeout(() => {
+          clearInterval(trickle);
+          socket.destroy();
+          resolve(false);
+        }, 8000);
+        socket.on('close', () => {
+          clearInterval(trickle);
+          clearTimeout(giveUp);
+          resolve(true);
+        });
+        socket.on('error', () => {});
+      });
+      assert.ok(headersClosed, 'the server closed the connection');
+      assert.ok(Date.now() - headersStarted < 4000, `closed after ${Date.now() - headersStarted} ms`);
+    } finally {
+      await s.close();
+    }
+  });
+});
+
+describe('burst decisions without the database', () => {
+  test('a 429 is answered without a query, for a known and for an unknown key', async () => {
+    const s = await startService({
+      env: {
+        RECALLS_PLAN_FREE_BURST: '2',
+        RECALLS_PLAN_STARTER_BURST: '3',
+        RECALLS_PLAN_GROWTH_BURST: '3',
+        RECALLS_PLAN_SCALE_BURST: '4',
+        RECALLS_BURST_EXEMPT: '',
+      },
+    });
+    try {
+      await s.seed([draft('F-1-2024')]);
+      const key = await s.key('free');
+      assert.equal((await s.request('/v1/recalls', { key })).status, 200);
+      assert.equal((await s.request('/v1/recalls', { key })).status, 200);
+      // the store is gone: any query would be a 500
+      await s.store.close();
+      await assertProblem(await s.request('/v1/recalls', { key }), 429, '/problems/rate-limited');
+      await assertProblem(await s.request('/v1/recalls'), 429, '/problems/rate-limited');
+      // an unknown key: over the highest burst any plan allows (4), refused without asking
+      await s.request('/v1/recalls', { key: `rk_live_${'x'.repeat(40)}` });
+      await assertProblem(
+        await s.request('/v1/recalls', { key: `rk_live_${'y'.repeat(40)}` }),
+        429,
+        '/problems/rate-limited',
+      );
+    } finally {
+      await s.close();
+    }
+  });
+
+  test('a key revoked after its plan was remembered is refused at once', async () => {
+    const s = await startService({ env: { RECALLS_BURST_EXEMPT: '' } });
+    try {
+      const key = await s.key('scale');
+      assert.equal((await s.request('/v1/sources', { key })).status, 200);
+      await s.store.keys.revoke(key, new Date());
+      await assertProblem(await s.request('/v1/sources', { key }), 403, '/problems/forbidden');
+    } finally {
+      await s.close();
+    }
+  });
+});
+
+describe('two keys on one request', () => {
+  let s: TestService;
+  before(async () => {
+    s = await startService();
+  });
+  after(() => s.close());
+
+  test('Authorization and X-API-Key naming different keys is a 401 naming the conflict', async () => {
+    const a = await s.key();
+    const b = await s.key();
+    const p = await assertProblem(
+      await s.request('/v1/sources', { key: a, headers: { 'x-api-key': b } }),
+      401,
+      '/problems/unauthorized',
+    );
+    assert.match(p.detail, /Authorization.*X-API-Key/);
+    assert.equal((await s.request('/v1/sources', { key: a, headers: { 'x-api-key': a } })).status, 200);
   });
 });

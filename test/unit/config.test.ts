@@ -22,6 +22,16 @@ test('the answer cache holds 16 MiB unless told otherwise; 0 turns it off', () =
   assert.throws(() => loadConfig({ RECALLS_ANSWER_CACHE_MB: 'lots' }, IDS), /RECALLS_ANSWER_CACHE_MB/);
 });
 
+test('a request must arrive within 30 s unless told otherwise, 1 s to 10 min', () => {
+  assert.equal(loadConfig({}, IDS).requestTimeoutMs, 30_000);
+  assert.equal(loadConfig({ RECALLS_REQUEST_TIMEOUT_MS: '5000' }, IDS).requestTimeoutMs, 5000);
+  assert.throws(() => loadConfig({ RECALLS_REQUEST_TIMEOUT_MS: '0' }, IDS), /RECALLS_REQUEST_TIMEOUT_MS/);
+  assert.throws(
+    () => loadConfig({ RECALLS_REQUEST_TIMEOUT_MS: '600001' }, IDS),
+    /RECALLS_REQUEST_TIMEOUT_MS/,
+  );
+});
+
 test('scale becomes unmetered with one setting', () => {
   assert.equal(
     loadConfig({ RECALLS_PLAN_SCALE_REQUESTS: 'unmetered' }, IDS).plans.scale.perMonth.requests,

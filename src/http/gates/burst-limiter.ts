@@ -6,6 +6,8 @@
 /** One counted request's outcome. */
 export interface BurstDecision {
   allowed: boolean;
+  /** Requests counted in the current window, this one included (0 when nothing could be counted). */
+  count: number;
   /** Requests left in the current window. */
   remaining: number;
   /** Seconds until the window resets (whole seconds, at least 1). */
@@ -41,7 +43,12 @@ export function createMemoryBurstLimiter(): BurstLimiter {
       }
       w.count += 1;
       const resetSeconds = Math.max(1, Math.ceil((w.start + windowMs - nowMs) / 1000));
-      return { allowed: w.count <= limit, remaining: Math.max(0, limit - w.count), resetSeconds };
+      return {
+        allowed: w.count <= limit,
+        count: w.count,
+        remaining: Math.max(0, limit - w.count),
+        resetSeconds,
+      };
     },
     async close() {
       windows.clear();

@@ -35,12 +35,13 @@ export function createRedisBurstLimiter(
         )) as [number, number];
         return {
           allowed: count <= limit,
+          count,
           remaining: Math.max(0, limit - count),
           resetSeconds: Math.max(1, Math.ceil(ttl / 1000)),
         };
       } catch (error) {
         options.onError?.(error);
-        return { allowed: true, remaining: limit, resetSeconds: windowSeconds };
+        return { allowed: true, count: 0, remaining: limit, resetSeconds: windowSeconds };
       }
     },
     async close() {

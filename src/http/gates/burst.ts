@@ -1,14 +1,18 @@
 /**
  * Gate 1, the burst limit (429): one counter per client address in fixed one-minute windows
  * (burst-limiter.ts), measured against the plan of the key on the request (the free plan's
- * without a valid one).
+ * without a valid one). The request is counted before its key is looked up, so a refusal costs
+ * no database work: measured against the plan already known for the key (key.ts), or against
+ * the highest burst any plan allows while it is not; once the key is looked up the count is
+ * measured again against its plan.
  */
+import type { FastifyReply } from 'fastify';
 import fp from 'fastify-plugin';
 import { LRUCache } from 'lru-cache';
-import type { Config } from '../../config.ts';
+import type { Config, Plan } from '../../config.ts';
 import { keyRule } from '../context.ts';
 import { ProblemError } from '../problems.ts';
-import type { BurstLimiter } from './burst-limiter.ts';
+import type { BurstDecision, BurstLimiter } from './burst-limiter.ts';
 
 /** Whether a client address is burst-exempt, remembered for the last 10,000 addresses (a BlockList check allocates). */
 function exemptions(config: Config): (ip: string) => boolean {
@@ -23,25 +27,49 @@ function exemptions(config: Config): (ip: string) => boolean {
   };
 }
 
-/** Counts every keyed request against its client's burst limit and refuses the excess. */
-export const burstGate = fp<{ limiter: BurstLimiter; config: Config; now: () => Date }>(
+/** Writes the RateLimit headers of `limit` and throws 429 when the count is over it. */
+function measure(reply: FastifyReply, limit: number, burst: BurstDecision): void {
+  reply.header('RateLimit-Policy', `"burst";q=${limit};w=60`);
+  reply.header('RateLimit', `"burst";r=${Math.max(0, limit - burst.count)};t=${burst.resetSeconds}`);
+  if (burst.count > limit) {
+    throw new ProblemError(
+      'rate-limited',
+      `Burst limit of ${limit} requests per minute from this address exceeded; retry in ${burst.resetSeconds} s.`,
+      { headers: { 'Retry-After': String(burst.resetSeconds) } },
+    );
+  }
+}
+
+/** Counts every keyed request against its client's burst limit, refusing what is over it before any query. */
+export const burstCount = fp<{ limiter: BurstLimiter; config: Config; now: () => Date }>(
   async (app, { limiter, config, now }) => {
     const isExempt = exemptions(config);
+    const highest = Math.max(...Object.values<Plan>(config.plans).map((p) => p.burstPerMinute));
+    app.decorateRequest('burst', undefined);
     app.addHook('onRequest', async (request, reply) => {
       if (keyRule(request) === undefined || isExempt(request.ip)) return;
-      const { auth } = request;
-      const plan = auth.state === 'valid' || auth.state === 'revoked' ? auth.plan : config.plans.free;
-      const decision = await limiter.hit(request.ip, plan.burstPerMinute, 60, now().getTime());
-      reply.header('RateLimit-Policy', `"burst";q=${plan.burstPerMinute};w=60`);
-      reply.header('RateLimit', `"burst";r=${decision.remaining};t=${decision.resetSeconds}`);
-      if (!decision.allowed) {
-        throw new ProblemError(
-          'rate-limited',
-          `Burst limit of ${plan.burstPerMinute} requests per minute from this address exceeded; retry in ${decision.resetSeconds} s.`,
-          { headers: { 'Retry-After': String(decision.resetSeconds) } },
-        );
-      }
+      const limit = request.burstPlan?.burstPerMinute ?? highest;
+      request.burst = await limiter.hit(request.ip, limit, 60, now().getTime());
+      if (request.burst.count > limit) measure(reply, limit, request.burst);
     });
   },
-  { name: 'burst-gate', dependencies: ['key-reading'] },
+  { name: 'burst-count', dependencies: ['key-reading'] },
+);
+
+/** Measures the count against the plan of the key as looked up, and writes the RateLimit headers. */
+export const burstSettle = fp<{ config: Config }>(
+  async (app, { config }) => {
+    app.addHook('onRequest', (request, reply, done) => {
+      const { burst, auth } = request;
+      if (burst === undefined) return done();
+      const plan = auth.state === 'valid' || auth.state === 'revoked' ? auth.plan : config.plans.free;
+      try {
+        measure(reply, plan.burstPerMinute, burst);
+      } catch (error) {
+        return done(error as Error);
+      }
+      done();
+    });
+  },
+  { name: 'burst-settle', dependencies: ['key-lookup'] },
 );

@@ -1,30 +1,39 @@
 /**
- * Weak ETags. Corpus-backed responses take theirs from the corpus version (and, for a key's own
- * receipts, its newest receipt), so an unchanged request is answered 304 at the quota gate
- * before any query runs; the rest hash their body here, once answered.
+ * Weak ETags and conditional answers. Corpus-backed responses take their tag from the corpus
+ * version (and, for a key's own receipts, its newest receipt), set at the quota gate; the rest
+ * hash their body here, once answered. A 304 is only ever made from an answer that would be 200:
+ * here, from the handler's 200, or at the quota gate without running the handler when the same
+ * request has been answered 200 at this version before (`CorpusTag.answered`).
  */
 import { createHash } from 'node:crypto';
 import fp from 'fastify-plugin';
 import { LRUCache } from 'lru-cache';
+import { keyRule } from '../context.ts';
 
 function weakTag(...parts: (string | number)[]): string {
   return `W/"${createHash('sha1').update(parts.join('\u0000')).digest('base64url').slice(0, 22)}"`;
+}
+
+/** The tag of one corpus-backed request at one version, and whether it has been answered 200. */
+export interface CorpusTag {
+  readonly tag: string;
+  answered: boolean;
 }
 
 /**
  * `weakTag` for the corpus-backed responses, remembered for the last 20,000 (version, key part,
  * URL): the same request at the same version is answered without hashing again.
  */
-export function corpusTagCache(): (version: number, keyPart: string, url: string) => string {
-  const cache = new LRUCache<string, string>({ max: 20_000 });
+export function corpusTagCache(): (version: number, keyPart: string, url: string) => CorpusTag {
+  const cache = new LRUCache<string, CorpusTag>({ max: 20_000 });
   return (version, keyPart, url) => {
     const k = `${version}\u0000${keyPart}\u0000${url}`;
-    let tag = cache.get(k);
-    if (tag === undefined) {
-      tag = weakTag(version, keyPart, url);
-      cache.set(k, tag);
+    let entry = cache.get(k);
+    if (entry === undefined) {
+      entry = { tag: weakTag(version, keyPart, url), answered: false };
+      cache.set(k, entry);
     }
-    return tag;
+    return entry;
   };
 }
 
@@ -44,21 +53,35 @@ export function matchesIfNoneMatch(header: string | undefined, tag: string): boo
   return false;
 }
 
-/** Tags every other 200 GET answer (health, the OpenAPI document) by its body, and answers 304 on a match. */
-export const bodyTags = fp(
+/** Keyed answers differ by key: a shared cache must not hand one key's answer to another. */
+const VARY = 'Authorization, X-API-Key';
+
+/**
+ * Tags every other 200 answer to GET or HEAD by its body, answers 304 for a 200 whose tag the
+ * request names, and marks keyed answers private.
+ */
+export const conditionalAnswers = fp(
   async (app) => {
     app.addHook('onSend', (request, reply, payload, done) => {
-      if (reply.statusCode !== 200 || request.method !== 'GET' || reply.hasHeader('ETag'))
-        return done(null, payload);
-      if (typeof payload !== 'string' && !Buffer.isBuffer(payload)) return done(null, payload);
-      const tag = weakTag(payload.toString());
-      reply.header('ETag', tag);
-      if (matchesIfNoneMatch(request.headers['if-none-match'], tag)) {
-        reply.code(304);
-        return done(null, '');
+      const keyed = keyRule(request) !== undefined;
+      if (reply.statusCode === 200 && (request.method === 'GET' || request.method === 'HEAD')) {
+        let tag = reply.getHeader('ETag') as string | undefined;
+        if (request.corpusTag !== undefined) request.corpusTag.answered = true;
+        else if (tag === undefined && (typeof payload === 'string' || Buffer.isBuffer(payload))) {
+          tag = weakTag(payload.toString());
+          reply.header('ETag', tag);
+        }
+        if (tag !== undefined && matchesIfNoneMatch(request.headers['if-none-match'], tag)) {
+          reply.code(304);
+          payload = '';
+        }
       }
-      return done(null, payload);
+      if (keyed) {
+        reply.header('Vary', VARY);
+        reply.header('Cache-Control', reply.hasHeader('ETag') ? 'private, no-cache' : 'private');
+      }
+      done(null, payload);
     });
   },
-  { name: 'body-tags' },
+  { name: 'conditional-answers' },
 );

@@ -1,86 +1,129 @@
 /**
- * Gate 2, the key (401 / 403). The key is read before the burst gate without refusing anything,
- * because the burst limit is measured against the plan of the key on the request; this gate
- * then refuses what the route's access rule does not accept.
+ * Gate 2, the key (401 / 403), in three steps around the burst gate: the key headers are read
+ * without the database (keyReading), so that a burst refusal costs no query; the key is looked
+ * up once the burst gate has let the request through (keyLookup); then refused if the route's
+ * access rule does not accept it (keyGate).
  */
 import type { FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
-import type { Config, PlanId } from '../../config.ts';
-import type { Store } from '../../store/database.ts';
-import { keyRule, type AppDeps, type AuthState } from '../context.ts';
+import { LRUCache } from 'lru-cache';
+import type { Config, Plan, PlanId } from '../../config.ts';
+import { hashApiKey, looksLikeApiKey } from '../../domain/api-keys.ts';
+import { keyRule, type AppDeps } from '../context.ts';
 import { ProblemError } from '../problems.ts';
 
-/** The key presented by a request, or undefined; a malformed Authorization header counts as a bad key. */
-function presentedKey(request: FastifyRequest): string | undefined | null {
-  const authorization = request.headers.authorization;
-  if (authorization !== undefined) {
-    const m = /^Bearer[ ]+(\S+)\s*$/i.exec(authorization);
-    return m?.[1] ?? null;
-  }
+/** Key hashes whose last lookup on this node is remembered, for the burst gate. */
+export const REMEMBERED_KEYS = 10_000;
+
+/** The plans found by the last lookups of key hashes on this node, for the burst gate. */
+export type RememberedPlans = LRUCache<string, Plan>;
+
+/** An empty LRU of REMEMBERED_KEYS key hashes' plans. */
+export function rememberedPlans(): RememberedPlans {
+  return new LRUCache<string, Plan>({ max: REMEMBERED_KEYS });
+}
+
+/** The key presented by a request, or why there is none usable. */
+type Presented = { key: string } | { state: 'missing' } | { state: 'invalid'; detail?: string };
+
+function presentedKey(request: FastifyRequest): Presented {
+  const { authorization } = request.headers;
   const header = request.headers['x-api-key'];
-  if (typeof header === 'string') return header.trim();
-  if (Array.isArray(header)) return null;
-  return undefined;
+  if (Array.isArray(header)) return { state: 'invalid' };
+  const other = header?.trim();
+  if (authorization === undefined) return other === undefined ? { state: 'missing' } : { key: other };
+  const m = /^Bearer[ ]+(\S+)\s*$/i.exec(authorization);
+  if (m === null) return { state: 'invalid' };
+  if (other !== undefined && other !== '' && other !== m[1])
+    return {
+      state: 'invalid',
+      detail: 'Authorization and X-API-Key carry different keys; send one key, in either header.',
+    };
+  return { key: m[1]! };
 }
 
 /**
- * The request's key state, and the corpus version when it was read with the key (one probe for
- * both, so a keyed request reads nothing else before its own query).
+ * Reads the key headers of every keyed request, refusing nothing and asking no database: a
+ * presented key's hash goes to `request.keyHash`, and `request.burstPlan` is the plan its burst
+ * limit is measured against when known already — the free plan without a usable key, else the
+ * plan its last lookup on this node found (an LRU of REMEMBERED_KEYS hashes, refreshed by every
+ * lookup). It decides nothing but the burst limit: validity and revocation are always looked up.
  */
-async function resolveAuth(
-  request: FastifyRequest,
-  store: Store,
-  config: Config,
-): Promise<{ auth: AuthState; corpusVersion?: number }> {
-  const key = presentedKey(request);
-  if (key === undefined) return { auth: { state: 'missing' } };
-  if (key === null || key === '') return { auth: { state: 'invalid' } };
-  const { record, corpusVersion } = await store.keys.authenticate(key);
-  if (record === undefined) return { auth: { state: 'invalid' }, corpusVersion };
-  const plan = config.plans[record.plan as PlanId] ?? config.plans.free;
-  return {
-    auth:
-      record.revoked_at !== null
-        ? { state: 'revoked', key: record, plan }
-        : { state: 'valid', key: record, plan },
-    corpusVersion,
-  };
-}
-
-/** Reads the key of every keyed request into `request.auth`, refusing nothing. */
-export const keyReading = fp<{ deps: AppDeps }>(
-  async (app, { deps }) => {
+export const keyReading = fp<{ config: Config; plans: RememberedPlans }>(
+  async (app, { config, plans }) => {
     app.decorateRequest('auth', null as never);
+    app.decorateRequest('keyHash', undefined);
+    app.decorateRequest('burstPlan', undefined);
     app.decorateRequest('corpusVersion', undefined);
-    app.addHook('onRequest', async (request) => {
+    app.addHook('onRequest', (request, _reply, done) => {
       if (keyRule(request) === undefined) {
         request.auth = { state: 'missing' };
-        return;
+        return done();
       }
-      const resolved = await resolveAuth(request, deps.store, deps.config);
-      request.auth = resolved.auth;
-      request.corpusVersion = resolved.corpusVersion;
+      const presented = presentedKey(request);
+      if (!('key' in presented) || !looksLikeApiKey(presented.key)) {
+        request.auth = 'key' in presented ? { state: 'invalid' } : presented;
+        request.burstPlan = config.plans.free;
+        return done();
+      }
+      request.keyHash = hashApiKey(presented.key);
+      request.burstPlan = plans.get(request.keyHash);
+      done();
     });
   },
   { name: 'key-reading' },
 );
 
+function planOf(config: Config, plan: string): Plan {
+  return config.plans[plan as PlanId] ?? config.plans.free;
+}
+
+/** Looks up the presented key (with the corpus version, in one read) once the burst gate has admitted the request. */
+export const keyLookup = fp<{ deps: AppDeps; plans: RememberedPlans }>(
+  async (app, { deps, plans }) => {
+    const { store, config } = deps;
+    app.addHook('onRequest', async (request) => {
+      const hash = request.keyHash;
+      if (hash === undefined) return;
+      const { record, corpusVersion } = await store.keys.authenticateHash(hash);
+      request.corpusVersion = corpusVersion;
+      if (record === undefined) {
+        request.auth = { state: 'invalid' };
+        plans.set(hash, config.plans.free);
+        return;
+      }
+      const plan = planOf(config, record.plan);
+      plans.set(hash, plan);
+      request.auth =
+        record.revoked_at !== null
+          ? { state: 'revoked', key: record, plan }
+          : { state: 'valid', key: record, plan };
+    });
+  },
+  { name: 'key-lookup', dependencies: ['key-reading', 'burst-count'] },
+);
+
 /** Refuses a request whose key the route's access rule does not accept. */
 export const keyGate = fp(
   async (app) => {
-    app.addHook('onRequest', async (request) => {
+    app.addHook('onRequest', (request, _reply, done) => {
       const access = keyRule(request);
-      if (access === undefined) return;
+      if (access === undefined) return done();
       const { auth } = request;
-      if (auth.state === 'revoked') throw new ProblemError('forbidden', 'This API key has been revoked.');
-      if (auth.state === 'invalid') throw new ProblemError('unauthorized', 'The API key is not valid.');
+      if (auth.state === 'revoked')
+        return done(new ProblemError('forbidden', 'This API key has been revoked.'));
+      if (auth.state === 'invalid')
+        return done(new ProblemError('unauthorized', auth.detail ?? 'The API key is not valid.'));
       if (auth.state === 'missing' && access === 'key') {
-        throw new ProblemError(
-          'unauthorized',
-          'An API key is required: send "Authorization: Bearer <key>" or "X-API-Key: <key>".',
+        return done(
+          new ProblemError(
+            'unauthorized',
+            'An API key is required: send "Authorization: Bearer <key>" or "X-API-Key: <key>".',
+          ),
         );
       }
+      done();
     });
   },
-  { name: 'key-gate', dependencies: ['key-reading', 'burst-gate'] },
+  { name: 'key-gate', dependencies: ['key-lookup', 'burst-settle'] },
 );

@@ -1,18 +1,54 @@
 /**
  * Gate 3, parameters (400), before schema validation: unknown and repeated query parameters are
- * refused, never ignored. The route's declared properties are the whole list, and a parameter
- * given twice is ambiguous.
+ * refused, never ignored (the route's declared properties are the whole list, and a parameter
+ * given twice is ambiguous), and an integer parameter must be decimal digits: the validator's
+ * coercion would otherwise take `0x10`, `1e1`, `+5`, ` 5` or `2.0` for a number.
  */
 import type { FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import { invalidParameter } from '../problems.ts';
 
-function declaredQueryParameters(schema: unknown): string[] {
-  const properties = (schema as { properties?: Record<string, unknown> } | undefined)?.properties;
-  return properties === undefined ? [] : Object.keys(properties);
+interface QueryRules {
+  allowed: string[];
+  /** The integer parameters, with the range their detail states. */
+  integers: { name: string; range: string }[];
 }
 
-function enforceStrictQuery(request: FastifyRequest, allowed: string[]): void {
+const DECIMAL = /^[0-9]+$/;
+
+const rulesOf = new WeakMap<object, QueryRules>();
+
+function queryRules(schema: unknown): QueryRules {
+  if (schema === undefined || schema === null) return { allowed: [], integers: [] };
+  let rules = rulesOf.get(schema);
+  if (rules === undefined) {
+    const properties =
+      (schema as { properties?: Record<string, { type?: unknown; minimum?: number; maximum?: number }> })
+        .properties ?? {};
+    rules = {
+      allowed: Object.keys(properties),
+      integers: Object.entries(properties)
+        .filter(([, p]) => p.type === 'integer')
+        .map(([name, p]) => ({
+          name,
+          range:
+            p.minimum !== undefined && p.maximum !== undefined ? ` from ${p.minimum} to ${p.maximum}` : '',
+        })),
+    };
+    rulesOf.set(schema, rules);
+  }
+  return rules;
+}
+
+function enforceDecimal(query: Record<string, unknown>, integers: QueryRules['integers']): void {
+  for (const { name, range } of integers) {
+    const value = query[name];
+    if (typeof value === 'string' && !DECIMAL.test(value))
+      throw invalidParameter(name, `Parameter "${name}" must be a whole number${range}, in decimal digits.`);
+  }
+}
+
+function enforceStrictQuery(request: FastifyRequest, { allowed, integers }: QueryRules): void {
   const query = (request.query ?? {}) as Record<string, unknown>;
   for (const [name, value] of Object.entries(query)) {
     if (!allowed.includes(name)) {
@@ -25,16 +61,17 @@ function enforceStrictQuery(request: FastifyRequest, allowed: string[]): void {
     if (Array.isArray(value))
       throw invalidParameter(name, `Query parameter "${name}" is given more than once.`);
   }
+  if (integers.length > 0) enforceDecimal(query, integers);
 }
 
-/** Refuses unknown or repeated query parameters on every route that declares its access. */
+/** Refuses unknown, repeated or non-decimal integer query parameters on every route that declares its access. */
 export const parametersGate = fp(
   async (app) => {
     app.addHook('preValidation', (request, _reply, done) => {
       const { config, schema } = request.routeOptions;
       if (config.access !== undefined) {
         try {
-          enforceStrictQuery(request, declaredQueryParameters(schema?.querystring));
+          enforceStrictQuery(request, queryRules(schema?.querystring));
         } catch (error) {
           done(error as Error);
           return;

@@ -1,7 +1,8 @@
 /**
- * Gate 4, conditional GET and the monthly quota (304 / 402). A 304 does not count, so it takes
- * no reservation, but it must still be within the quota (checked by a read). Anything else on a
- * valid key is reserved by one conditional update, or on an unmetered quota counted once answered.
+ * Gate 4, conditional GET and the monthly quota (304 / 402). A 304 does not count, but it must
+ * still be within the quota: one decided here takes no reservation (checked by a read), one made
+ * from the handler's 200 gives its reservation back. Anything else on a valid key is reserved by
+ * one conditional update, or on an unmetered quota counted once answered.
  */
 import fp from 'fastify-plugin';
 import type { Plan } from '../../config.ts';
@@ -64,23 +65,32 @@ async function wouldAdmit(store: Store, keyId: string, plan: Plan, now: Date): P
   }
 }
 
-/** Answers an unchanged corpus-backed GET 304, and reserves the quota of everything else. */
+/**
+ * Tags every corpus-backed GET and HEAD; answers 304 at once when the tag matches and the same
+ * request has been answered 200 at this version (else the handler runs and a 200 becomes 304
+ * once answered, etag.ts); reserves the quota of everything else.
+ */
 export const quotaGate = fp<{ deps: AppDeps; now: () => Date }>(
   async (app, { deps, now }) => {
     const corpusTag = corpusTagCache();
     app.decorateRequest('quotaHold', undefined);
+    app.decorateRequest('corpusTag', undefined);
     app.addHook('preHandler', async (request, reply) => {
       const { auth } = request;
       const mode = request.routeOptions.config.etag;
-      if (request.method === 'GET' && (mode === 'corpus' || mode === 'corpus-key')) {
+      if (
+        (request.method === 'GET' || request.method === 'HEAD') &&
+        (mode === 'corpus' || mode === 'corpus-key')
+      ) {
         const version = await corpusVersionOf(request, deps.store);
         const keyPart =
           mode === 'corpus-key' && auth.state === 'valid'
             ? `${auth.key.id}:${await deps.store.checks.latestSeq(auth.key.id)}`
             : '';
-        const tag = corpusTag(version, keyPart, request.url);
-        reply.header('ETag', tag);
-        if (matchesIfNoneMatch(request.headers['if-none-match'], tag)) {
+        const entry = corpusTag(version, keyPart, request.url);
+        request.corpusTag = entry;
+        reply.header('ETag', entry.tag);
+        if (entry.answered && matchesIfNoneMatch(request.headers['if-none-match'], entry.tag)) {
           if (auth.state === 'valid') await wouldAdmit(deps.store, auth.key.id, auth.plan, now());
           return reply.code(304).send();
         }
