@@ -6,6 +6,7 @@ import { createHash } from 'node:crypto';
 import { Type, type Static } from '@sinclair/typebox';
 import { randomBase62 } from '../domain/api-keys.ts';
 import { buildReceipt, planCheck, type CheckReceipt } from '../domain/check.ts';
+import { Text } from '../domain/json-schema.ts';
 import type { Plan } from '../config.ts';
 import type { Store } from '../store/database.ts';
 import type { QuotaHold } from './context.ts';
@@ -16,9 +17,7 @@ import type { SourceCatalog } from './source-catalog.ts';
 /** The body of POST /v1/checks. */
 export const CheckBody = Type.Object(
   {
-    label: Type.Optional(
-      Type.String({ maxLength: 200, description: "The caller's own reference; echoed back" }),
-    ),
+    label: Type.Optional(Text({ maxLength: 200, description: "The caller's own reference; echoed back" })),
     identifiers: Type.Array(
       Type.Object(
         {

@@ -1,7 +1,8 @@
 /**
  * Gate 3, parameters (400), before schema validation: unknown and repeated query parameters are
  * refused, never ignored. The route's declared properties are the whole list, and a parameter
- * given twice is ambiguous.
+ * given twice is ambiguous. A path or query value with a control character (U+0000 to U+001F)
+ * is refused too: no id, filter or identifier holds one, and PostgreSQL's text refuses NUL.
  */
 import type { FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
@@ -24,7 +25,21 @@ function enforceStrictQuery(request: FastifyRequest, allowed: string[]): void {
     }
     if (Array.isArray(value))
       throw invalidParameter(name, `Query parameter "${name}" is given more than once.`);
+    refuseControls(name, value, 'Query parameter');
   }
+}
+
+// eslint-disable-next-line no-control-regex -- the control characters are what is refused
+const CONTROL = /[\u0000-\u001f]/;
+
+function refuseControls(name: string, value: unknown, what: string): void {
+  if (typeof value === 'string' && CONTROL.test(value))
+    throw invalidParameter(name, `${what} "${name}" contains a control character.`);
+}
+
+function enforceTextParams(request: FastifyRequest): void {
+  const params = (request.params ?? {}) as Record<string, unknown>;
+  for (const [name, value] of Object.entries(params)) refuseControls(name, value, 'Path parameter');
 }
 
 /** Refuses unknown or repeated query parameters on every route that declares its access. */
@@ -34,6 +49,7 @@ export const parametersGate = fp(
       const { config, schema } = request.routeOptions;
       if (config.access !== undefined) {
         try {
+          enforceTextParams(request);
           enforceStrictQuery(request, declaredQueryParameters(schema?.querystring));
         } catch (error) {
           done(error as Error);

@@ -6,12 +6,14 @@ import type { Kysely, Migration, MigrationProvider } from 'kysely';
 import type { Engine } from '../engine.ts';
 import * as initial from './0001-initial.ts';
 import * as setAside from './0002-set-aside.ts';
+import * as cursorSecret from './0003-cursor-secret.ts';
 
 type EngineMigration = { up(db: Kysely<unknown>, engine: Engine): Promise<void> };
 
 const MIGRATIONS: Record<string, EngineMigration> = {
   '0001-initial': initial,
   '0002-set-aside': setAside,
+  '0003-cursor-secret': cursorSecret,
 };
 
 export function migrationProvider(engine: Engine): MigrationProvider {
