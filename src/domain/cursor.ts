@@ -1,8 +1,10 @@
 /**
  * Opaque paging cursors. A cursor names the endpoint and a fingerprint of the filters it was
- * issued for, carries the keyset position, and ends with a checksum so that a truncated or
- * edited cursor is refused. Cursors grant nothing: every query is still scoped to the caller.
+ * issued for, carries the keyset position, and ends with an HMAC-SHA256 of all that under the
+ * service's cursor secret (shared by every node through the database): a truncated, edited or
+ * self-made cursor is refused. Cursors grant nothing: every query is still scoped to the caller.
  */
+import { createHmac, timingSafeEqual } from 'node:crypto';
 import { sha256 } from './sha256.ts';
 
 export type CursorPosition = (string | number | null)[];
@@ -14,10 +16,10 @@ export class InvalidCursorError extends Error {
   }
 }
 
-const DOMAIN = 'recalls-cursor-v1';
+const DOMAIN = 'recalls-cursor-v2';
 
-function checksum(payload: string): string {
-  return sha256(`${DOMAIN}\n${payload}`, 'base64url').slice(0, 16);
+function mac(secret: Uint8Array, payload: string): Buffer {
+  return createHmac('sha256', secret).update(`${DOMAIN}\n${payload}`).digest();
 }
 
 /** A short stable fingerprint of the filters a walk was started with. */
@@ -28,17 +30,34 @@ export function filterFingerprint(filters: Record<string, unknown>): string {
   return sha256(JSON.stringify(entries), 'base64url').slice(0, 12);
 }
 
-export function encodeCursor(endpoint: string, fingerprint: string, position: CursorPosition): string {
+/** A cursor for `position`, signed with `secret`. */
+export function encodeCursor(
+  secret: Uint8Array,
+  endpoint: string,
+  fingerprint: string,
+  position: CursorPosition,
+): string {
   const payload = Buffer.from(JSON.stringify([endpoint, fingerprint, position]), 'utf8').toString(
     'base64url',
   );
-  return `${payload}.${checksum(payload)}`;
+  return `${payload}.${mac(secret, payload).toString('base64url')}`;
 }
 
-/** Decodes a cursor issued for this endpoint and filter set, or throws InvalidCursorError. */
-export function decodeCursor(cursor: string, endpoint: string, fingerprint: string): CursorPosition {
+function signedBy(secret: Uint8Array, payload: string, sum: string): boolean {
+  const given = Buffer.from(sum, 'utf8');
+  const expected = Buffer.from(mac(secret, payload).toString('base64url'), 'utf8');
+  return given.length === expected.length && timingSafeEqual(given, expected);
+}
+
+/** Decodes a cursor `secret` signed for this endpoint and filter set, or throws InvalidCursorError. */
+export function decodeCursor(
+  secret: Uint8Array,
+  cursor: string,
+  endpoint: string,
+  fingerprint: string,
+): CursorPosition {
   const [payload, sum, ...rest] = cursor.split('.');
-  if (payload === undefined || sum === undefined || rest.length > 0 || checksum(payload) !== sum) {
+  if (payload === undefined || sum === undefined || rest.length > 0 || !signedBy(secret, payload, sum)) {
     throw new InvalidCursorError('the cursor is not one this service issued, or it was altered');
   }
   let decoded: unknown;

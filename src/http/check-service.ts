@@ -7,6 +7,7 @@ import { Type, type Static } from '@sinclair/typebox';
 import { randomBase62 } from '../domain/api-keys.ts';
 import { buildReceipt, planCheck, type CheckReceipt } from '../domain/check.ts';
 import { MAX_VALUE_LENGTH } from '../domain/identifiers/normalise.ts';
+import { Text } from '../domain/json-schema.ts';
 import type { Plan } from '../config.ts';
 import type { Store } from '../store/database.ts';
 import type { QuotaHold } from './context.ts';
@@ -20,9 +21,7 @@ export const MAX_KIND_LENGTH = 32;
 /** The body of POST /v1/checks. `value` above the normaliser's 512 characters is 400. */
 export const CheckBody = Type.Object(
   {
-    label: Type.Optional(
-      Type.String({ maxLength: 200, description: "The caller's own reference; echoed back" }),
-    ),
+    label: Type.Optional(Text({ maxLength: 200, description: "The caller's own reference; echoed back" })),
     identifiers: Type.Array(
       Type.Object(
         {

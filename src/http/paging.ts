@@ -1,10 +1,17 @@
 /**
  * Keyset walks over the list endpoints: one object per request that decodes the incoming
- * cursor into a typed position and encodes the next one, bound to its endpoint and filters.
+ * cursor into a typed position and encodes the next one, bound to its endpoint and filters and
+ * signed with the store's cursor secret. Positions are checked against their columns' range, so
+ * nothing a cursor carries can make a query fail.
  */
 import { decodeCursor, encodeCursor, filterFingerprint, type CursorPosition } from '../domain/cursor.ts';
 import type { RecallPosition } from '../store/recalls-store.ts';
 import { ProblemError } from './problems.ts';
+
+/** The largest value of an `integer` column on PostgreSQL (int4): revisions are at most this. */
+export const MAX_INTEGER_POSITION = 2 ** 31 - 1;
+/** The longest text a position may carry: recall ids are at most 512 characters (the path's bound). */
+const MAX_TEXT_POSITION = 512;
 
 function invalid(): ProblemError {
   return new ProblemError(
@@ -16,10 +23,16 @@ function invalid(): ProblemError {
   );
 }
 
+/** Text a column can hold: bounded, and no NUL (PostgreSQL text refuses it). */
+function isText(value: unknown): value is string {
+  return typeof value === 'string' && value.length <= MAX_TEXT_POSITION && !value.includes('\0');
+}
+
 export class Walk {
   private print: string | undefined;
 
   constructor(
+    private readonly secret: Uint8Array,
     private readonly endpoint: string,
     private readonly filters: Record<string, unknown>,
   ) {}
@@ -30,7 +43,9 @@ export class Walk {
   }
 
   private decode(cursor: string | undefined): CursorPosition | undefined {
-    return cursor === undefined ? undefined : decodeCursor(cursor, this.endpoint, this.fingerprint);
+    return cursor === undefined
+      ? undefined
+      : decodeCursor(this.secret, cursor, this.endpoint, this.fingerprint);
   }
 
   /** A position in the newest-first recall order. */
@@ -38,21 +53,33 @@ export class Walk {
     const p = this.decode(cursor);
     if (p === undefined) return undefined;
     const [sortDate, id] = p;
-    if (p.length !== 2 || typeof sortDate !== 'string' || typeof id !== 'string') throw invalid();
+    if (p.length !== 2 || !isText(sortDate) || !isText(id)) throw invalid();
     return { sortDate, id };
   }
 
-  /** A position that is one whole number (a revision or a receipt sequence). */
+  /** A position that is one whole number within an integer column (a revision). */
   numberPosition(cursor: string | undefined): number | undefined {
     const p = this.decode(cursor);
     if (p === undefined) return undefined;
     const [n] = p;
-    if (p.length !== 1 || typeof n !== 'number' || !Number.isSafeInteger(n)) throw invalid();
-    return n;
+    if (p.length !== 1 || !Number.isInteger(n) || (n as number) < 0 || (n as number) > MAX_INTEGER_POSITION)
+      throw invalid();
+    return n as number;
+  }
+
+  /** A position that is one row's own id (a receipt's check_id): no counter shared across keys. */
+  idPosition(cursor: string | undefined): string | undefined {
+    const p = this.decode(cursor);
+    if (p === undefined) return undefined;
+    const [id] = p;
+    if (p.length !== 1 || !isText(id)) throw invalid();
+    return id;
   }
 
   /** `next_cursor`: the position after the last row, or null when the walk is complete. */
   next(more: boolean, position: CursorPosition | undefined): string | null {
-    return more && position !== undefined ? encodeCursor(this.endpoint, this.fingerprint, position) : null;
+    return more && position !== undefined
+      ? encodeCursor(this.secret, this.endpoint, this.fingerprint, position)
+      : null;
   }
 }

@@ -122,14 +122,25 @@ export class ChecksStore {
     return row === undefined ? undefined : toReceipt(row, true);
   }
 
-  /** This key's receipts without matches, newest first, before a position (`seq`). */
+  /**
+   * This key's receipts without matches, newest first, after the receipt `afterCheckId` (the
+   * last of the previous page: positions name a receipt, never the global sequence).
+   */
   async list(
     keyId: string,
     limit: number,
-    beforeSeq?: number,
-  ): Promise<{ rows: CheckReceipt[]; more: boolean; lastSeq: number | null }> {
+    afterCheckId?: string,
+  ): Promise<{ rows: CheckReceipt[]; more: boolean; lastCheckId: string | null }> {
     let q = this.db.selectFrom('checks').selectAll().where('key_id', '=', keyId);
-    if (beforeSeq !== undefined) q = q.where('seq', '<', beforeSeq);
+    if (afterCheckId !== undefined) {
+      q = q.where('seq', '<', (eb) =>
+        eb
+          .selectFrom('checks')
+          .select('seq')
+          .where('check_id', '=', afterCheckId)
+          .where('key_id', '=', keyId),
+      );
+    }
     const rows = await q
       .orderBy('seq', 'desc')
       .limit(limit + 1)
@@ -138,7 +149,7 @@ export class ChecksStore {
     return {
       rows: page.map((r) => toReceipt(r, false)),
       more: rows.length > limit,
-      lastSeq: page.length > 0 ? Number(page[page.length - 1]!.seq) : null,
+      lastCheckId: page.length > 0 ? page[page.length - 1]!.check_id : null,
     };
   }
 

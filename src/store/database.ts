@@ -35,6 +35,8 @@ export interface Store {
   readonly checks: ChecksStore;
   readonly locks: LocksStore;
   readonly report: ReportStore;
+  /** The key paging cursors are signed with: made by the first migration, the same on every node. */
+  readonly cursorSecret: Buffer;
   /** A number that changes whenever the corpus or any source's state changes. */
   corpusVersion(): Promise<number>;
   close(): Promise<void>;
@@ -54,6 +56,13 @@ export async function migrate(engine: Engine): Promise<string[]> {
   return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
 }
 
+async function loadCursorSecret(db: Engine['db']): Promise<Buffer> {
+  const row = await db.selectFrom('cursor_secret').select('secret').where('id', '=', 1).executeTakeFirst();
+  if (row === undefined || !/^[0-9a-f]{64}$/.test(row.secret))
+    throw new Error('cursor_secret has no valid row');
+  return Buffer.from(row.secret, 'hex');
+}
+
 export async function openStore(database: Config['database']): Promise<Store> {
   const engine = await openEngine(database);
   try {
@@ -64,6 +73,13 @@ export async function openStore(database: Config['database']): Promise<Store> {
   }
   const db = engine.db;
   const usage = new UsageStore(engine);
+  let cursorSecret: Buffer;
+  try {
+    cursorSecret = await loadCursorSecret(db);
+  } catch (error) {
+    await engine.close();
+    throw error;
+  }
   const version = compile(engine, () => db.selectFrom('corpus_state').select('version').where('id', '=', 1));
   return {
     engine: engine.name,
@@ -75,6 +91,7 @@ export async function openStore(database: Config['database']): Promise<Store> {
     checks: new ChecksStore(db, usage),
     locks: new LocksStore(db),
     report: new ReportStore(db),
+    cursorSecret,
     async corpusVersion() {
       const [row] = await version.all({});
       if (row === undefined) throw new Error('corpus_state has no row');

@@ -131,6 +131,12 @@ export interface LocksTable {
   expires_at: string;
 }
 
+/** One row (id 1): the secret every node signs paging cursors with, 32 random bytes as hex. */
+export interface CursorSecretTable {
+  id: number;
+  secret: string;
+}
+
 export interface Database {
   sources: SourcesTable;
   recalls: RecallsTable;
@@ -142,4 +148,5 @@ export interface Database {
   corpus_state: CorpusStateTable;
   locks: LocksTable;
   set_aside_records: SetAsideRecordsTable;
+  cursor_secret: CursorSecretTable;
 }

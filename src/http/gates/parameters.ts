@@ -1,8 +1,10 @@
 /**
  * Gate 3, parameters (400), before schema validation: unknown and repeated query parameters are
  * refused, never ignored (the route's declared properties are the whole list, and a parameter
- * given twice is ambiguous), and an integer parameter must be decimal digits: the validator's
- * coercion would otherwise take `0x10`, `1e1`, `+5`, ` 5` or `2.0` for a number.
+ * given twice is ambiguous); an integer parameter must be decimal digits (the validator's
+ * coercion would otherwise take `0x10`, `1e1`, `+5`, ` 5` or `2.0`); and a path or query value
+ * with a control character (U+0000 to U+001F) is refused: no id, filter or identifier holds one,
+ * and PostgreSQL's text refuses NUL.
  */
 import type { FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
@@ -60,17 +62,32 @@ function enforceStrictQuery(request: FastifyRequest, { allowed, integers }: Quer
     }
     if (Array.isArray(value))
       throw invalidParameter(name, `Query parameter "${name}" is given more than once.`);
+    refuseControls(name, value, 'Query parameter');
   }
   if (integers.length > 0) enforceDecimal(query, integers);
 }
 
-/** Refuses unknown, repeated or non-decimal integer query parameters on every route that declares its access. */
+// eslint-disable-next-line no-control-regex -- the control characters are what is refused
+const CONTROL = /[\u0000-\u001f]/;
+
+function refuseControls(name: string, value: unknown, what: string): void {
+  if (typeof value === 'string' && CONTROL.test(value))
+    throw invalidParameter(name, `${what} "${name}" contains a control character.`);
+}
+
+function enforceTextParams(request: FastifyRequest): void {
+  const params = (request.params ?? {}) as Record<string, unknown>;
+  for (const [name, value] of Object.entries(params)) refuseControls(name, value, 'Path parameter');
+}
+
+/** Refuses control characters in paths, and unknown, repeated or non-decimal integer query parameters. */
 export const parametersGate = fp(
   async (app) => {
     app.addHook('preValidation', (request, _reply, done) => {
       const { config, schema } = request.routeOptions;
       if (config.access !== undefined) {
         try {
+          enforceTextParams(request);
           enforceStrictQuery(request, queryRules(schema?.querystring));
         } catch (error) {
           done(error as Error);

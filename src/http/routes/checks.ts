@@ -86,8 +86,8 @@ export const checkRoutes: FastifyPluginAsyncTypebox<RouteContext> = async (app, 
       const auth = request.auth;
       if (auth.state !== 'valid') throw new Error('list reached without a key');
       const q = request.query;
-      const walk = new Walk('checks', { key: auth.key.id });
-      const before = walk.numberPosition(q.cursor);
+      const walk = new Walk(deps.store.cursorSecret, 'checks', { key: auth.key.id });
+      const before = walk.idPosition(q.cursor);
       const limit = q.limit ?? 50;
       const page = await deps.store.checks.list(auth.key.id, limit, before);
       return {
@@ -95,7 +95,7 @@ export const checkRoutes: FastifyPluginAsyncTypebox<RouteContext> = async (app, 
         meta: {
           count: page.rows.length,
           limit,
-          next_cursor: walk.next(page.more, page.lastSeq === null ? undefined : [page.lastSeq]),
+          next_cursor: walk.next(page.more, page.lastCheckId === null ? undefined : [page.lastCheckId]),
           data_as_of: await catalog.dataAsOf(undefined, await corpusVersionOf(request, deps.store)),
         },
       };

@@ -55,7 +55,10 @@ export const identifierRoutes: FastifyPluginAsyncTypebox<RouteContext> = async (
           'value',
           `Cannot normalise ${kind} "${value}": ${normalised.detail} (${normalised.reason}).`,
         );
-      const walk = new Walk('identifiers', { kind: normalised.kind, normalized: normalised.normalized });
+      const walk = new Walk(deps.store.cursorSecret, 'identifiers', {
+        kind: normalised.kind,
+        normalized: normalised.normalized,
+      });
       const after = walk.recallPosition(q.cursor);
       const limit = q.limit ?? 50;
       const page = await deps.store.recalls.lookup(

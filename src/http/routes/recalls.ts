@@ -86,7 +86,7 @@ export const recallRoutes: FastifyPluginAsyncTypebox<RouteContext> = async (app,
         from: q.from,
         to: q.to,
       };
-      const walk = new Walk('recalls', { ...filters });
+      const walk = new Walk(store.cursorSecret, 'recalls', { ...filters });
       const limit = q.limit ?? 50;
       const after = walk.recallPosition(q.cursor);
       const page = await store.recalls.list(filters, limit, after);
@@ -166,7 +166,7 @@ export const recallRoutes: FastifyPluginAsyncTypebox<RouteContext> = async (app,
     async (request) => {
       const { id } = request.params;
       const q = request.query;
-      const walk = new Walk('revisions', { id });
+      const walk = new Walk(store.cursorSecret, 'revisions', { id });
       const afterRevision = walk.numberPosition(q.cursor) ?? 0;
       const sourceId = await store.recalls.sourceOf(id);
       if (sourceId === undefined) throw new ProblemError('not-found', `No recall with id "${id}".`);

@@ -7,6 +7,7 @@ import type { Engine } from '../engine.ts';
 import * as initial from './0001-initial.ts';
 import * as setAside from './0002-set-aside.ts';
 import * as idempotencyUnique from './0003-idempotency-unique.ts';
+import * as cursorSecret from './0004-cursor-secret.ts';
 
 type EngineMigration = { up(db: Kysely<unknown>, engine: Engine): Promise<void> };
 
@@ -14,6 +15,7 @@ const MIGRATIONS: Record<string, EngineMigration> = {
   '0001-initial': initial,
   '0002-set-aside': setAside,
   '0003-idempotency-unique': idempotencyUnique,
+  '0004-cursor-secret': cursorSecret,
 };
 
 export function migrationProvider(engine: Engine): MigrationProvider {

@@ -1,5 +1,6 @@
-/** Paging cursors: a round trip, and refusal of anything this service did not issue as is. */
+/** Paging cursors: a round trip, and refusal of anything not issued as is under the secret. */
 import assert from 'node:assert/strict';
+import { createHash, randomBytes } from 'node:crypto';
 import { describe, test } from 'node:test';
 import {
   decodeCursor,
@@ -8,6 +9,7 @@ import {
   InvalidCursorError,
 } from '../../../src/domain/cursor.ts';
 
+const SECRET = randomBytes(32);
 const ENDPOINT = '/v1/recalls';
 const FINGERPRINT = filterFingerprint({ severity: 'high', q: undefined });
 const POSITION = ['2024-01-17', 'us-fda-food.F-1-2024', 3, null];
@@ -22,23 +24,26 @@ function withEditedPayload(cursor: string, edit: (decoded: unknown[]) => unknown
 
 describe('cursor', () => {
   test('decodes to the position it was issued with, for its endpoint and filters', () => {
-    const cursor = encodeCursor(ENDPOINT, FINGERPRINT, POSITION);
-    assert.match(cursor, /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]{16}$/, 'URL-safe, one dot');
-    assert.deepEqual(decodeCursor(cursor, ENDPOINT, FINGERPRINT), POSITION);
-    assert.deepEqual(decodeCursor(encodeCursor(ENDPOINT, FINGERPRINT, []), ENDPOINT, FINGERPRINT), []);
+    const cursor = encodeCursor(SECRET, ENDPOINT, FINGERPRINT, POSITION);
+    assert.match(cursor, /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]{43}$/, 'URL-safe, one dot');
+    assert.deepEqual(decodeCursor(SECRET, cursor, ENDPOINT, FINGERPRINT), POSITION);
+    assert.deepEqual(
+      decodeCursor(SECRET, encodeCursor(SECRET, ENDPOINT, FINGERPRINT, []), ENDPOINT, FINGERPRINT),
+      [],
+    );
   });
 
   test('refuses a cursor of another endpoint or filter set', () => {
-    const cursor = encodeCursor(ENDPOINT, FINGERPRINT, POSITION);
-    assert.throws(() => decodeCursor(cursor, '/v1/checks', FINGERPRINT), /another endpoint/);
+    const cursor = encodeCursor(SECRET, ENDPOINT, FINGERPRINT, POSITION);
+    assert.throws(() => decodeCursor(SECRET, cursor, '/v1/checks', FINGERPRINT), /another endpoint/);
     assert.throws(
-      () => decodeCursor(cursor, ENDPOINT, filterFingerprint({ severity: 'low' })),
+      () => decodeCursor(SECRET, cursor, ENDPOINT, filterFingerprint({ severity: 'low' })),
       /other filters/,
     );
   });
 
   test('refuses an edited payload that keeps the checksum, wherever the edit is', () => {
-    const cursor = encodeCursor(ENDPOINT, FINGERPRINT, POSITION);
+    const cursor = encodeCursor(SECRET, ENDPOINT, FINGERPRINT, POSITION);
     const edits: [string, (d: unknown[]) => unknown][] = [
       ['endpoint', (d) => ['/v1/recalls/x', d[1], d[2]]],
       ['fingerprint', (d) => [d[0], 'AAAAAAAAAAAA', d[2]]],
@@ -49,19 +54,23 @@ describe('cursor', () => {
     for (const [what, edit] of edits) {
       const tampered = withEditedPayload(cursor, edit);
       assert.notEqual(tampered, cursor, what);
-      assert.throws(() => decodeCursor(tampered, ENDPOINT, FINGERPRINT), InvalidCursorError, what);
+      assert.throws(() => decodeCursor(SECRET, tampered, ENDPOINT, FINGERPRINT), InvalidCursorError, what);
     }
     // And one changed character anywhere in the payload, not only in its first part.
     const [payload, sum] = cursor.split('.') as [string, string];
     for (let i = 0; i < payload.length; i++) {
       const c = payload[i] === 'A' ? 'B' : 'A';
       const tampered = `${payload.slice(0, i)}${c}${payload.slice(i + 1)}.${sum}`;
-      assert.throws(() => decodeCursor(tampered, ENDPOINT, FINGERPRINT), InvalidCursorError, `at ${i}`);
+      assert.throws(
+        () => decodeCursor(SECRET, tampered, ENDPOINT, FINGERPRINT),
+        InvalidCursorError,
+        `at ${i}`,
+      );
     }
   });
 
   test('refuses an edited checksum, a truncated cursor and garbage', () => {
-    const cursor = encodeCursor(ENDPOINT, FINGERPRINT, POSITION);
+    const cursor = encodeCursor(SECRET, ENDPOINT, FINGERPRINT, POSITION);
     const [payload, sum] = cursor.split('.') as [string, string];
     const bad = [
       `${payload}.${sum.slice(0, -1)}${sum.endsWith('A') ? 'B' : 'A'}`,
@@ -72,7 +81,21 @@ describe('cursor', () => {
       '.',
       'not a cursor',
     ];
-    for (const c of bad) assert.throws(() => decodeCursor(c, ENDPOINT, FINGERPRINT), InvalidCursorError, c);
+    for (const c of bad)
+      assert.throws(() => decodeCursor(SECRET, c, ENDPOINT, FINGERPRINT), InvalidCursorError, c);
+  });
+
+  test('refuses a cursor signed with another secret, or minted with the old unkeyed checksum', () => {
+    const foreign = encodeCursor(randomBytes(32), ENDPOINT, FINGERPRINT, POSITION);
+    assert.throws(() => decodeCursor(SECRET, foreign, ENDPOINT, FINGERPRINT), InvalidCursorError);
+    // Before the secret, the checksum was a public function of the payload: anyone could mint one.
+    const payload = Buffer.from(JSON.stringify([ENDPOINT, FINGERPRINT, POSITION])).toString('base64url');
+    const sum = createHash('sha256').update(`recalls-cursor-v1\n${payload}`).digest('base64url').slice(0, 16);
+    assert.throws(() => decodeCursor(SECRET, `${payload}.${sum}`, ENDPOINT, FINGERPRINT), InvalidCursorError);
+    // A checksum spelt differently (padding, a stray character) is refused even when it decodes alike.
+    const cursor = encodeCursor(SECRET, ENDPOINT, FINGERPRINT, POSITION);
+    for (const c of [`${cursor}=`, `${cursor.slice(0, -1)}!${cursor.slice(-1)}`])
+      assert.throws(() => decodeCursor(SECRET, c, ENDPOINT, FINGERPRINT), InvalidCursorError, c);
   });
 
   test('filter fingerprints ignore key order and absent filters, and tell filter sets apart', () => {

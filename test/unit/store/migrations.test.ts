@@ -54,7 +54,7 @@ test('0003 applies over duplicate receipts of one Idempotency-Key, keeps them, t
     // written before the constraint existed, as concurrent requests did
     for (const id of ['chk_a', 'chk_b']) await engine.db.insertInto('checks').values(receipt(id)).execute();
 
-    assert.deepEqual(await migrate(engine), ['0003-idempotency-unique']);
+    assert.deepEqual(await migrate(engine), ['0003-idempotency-unique', '0004-cursor-secret']);
     const kept = await engine.db
       .selectFrom('checks')
       .select(['check_id', 'idempotency_generation'])
