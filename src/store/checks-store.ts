@@ -153,14 +153,16 @@ export class ChecksStore {
     };
   }
 
-  /** The newest receipt position of a key (0 when none): changes whenever the key's list does. */
-  async latestSeq(keyId: string): Promise<number> {
+  /** The id of a key's newest receipt ('' when none): changes whenever the key's list does, and names no global counter. */
+  async latestCheckId(keyId: string): Promise<string> {
     const row = await this.db
       .selectFrom('checks')
-      .select((eb) => eb.fn.max('seq').as('seq'))
+      .select('check_id')
       .where('key_id', '=', keyId)
+      .orderBy('seq', 'desc')
+      .limit(1)
       .executeTakeFirst();
-    return Number(row?.seq ?? 0);
+    return row?.check_id ?? '';
   }
 
   /** The newest receipt an Idempotency-Key of this key produced, whenever it was. */

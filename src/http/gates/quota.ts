@@ -85,7 +85,7 @@ export const quotaGate = fp<{ deps: AppDeps; now: () => Date }>(
         const version = await corpusVersionOf(request, deps.store);
         const keyPart =
           mode === 'corpus-key' && auth.state === 'valid'
-            ? `${auth.key.id}:${await deps.store.checks.latestSeq(auth.key.id)}`
+            ? `${auth.key.id}:${await deps.store.checks.latestCheckId(auth.key.id)}`
             : '';
         const entry = corpusTag(version, keyPart, request.url);
         request.corpusTag = entry;
