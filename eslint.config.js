@@ -19,7 +19,7 @@ const IO_MODULES = [
   'child_process',
   'node:child_process',
 ];
-const LIBRARIES = ['better-sqlite3', 'pg', 'kysely', 'fastify', 'ioredis', 'pino'];
+const LIBRARIES = ['better-sqlite3', 'better-sqlite3-v12', 'pg', 'kysely', 'fastify', 'ioredis', 'pino'];
 
 export default tseslint.config(
   { ignores: ['node_modules/**', 'dist/**', 'data/**', 'bench/corpus/**'] },
@@ -95,7 +95,7 @@ export default tseslint.config(
       'no-restricted-imports': [
         'error',
         {
-          paths: ['better-sqlite3', 'pg'].map((name) => ({
+          paths: ['better-sqlite3', 'better-sqlite3-v12', 'pg'].map((name) => ({
             name,
             message: 'The HTTP layer never sees a driver.',
           })),

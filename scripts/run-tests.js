@@ -29,14 +29,19 @@ if (files.length === 0) {
   console.error('no test files matched');
   process.exit(1);
 }
+// TAP when piped (as Node 20 does by default; Node 24 would print its spec report), so that CI
+// reads the same '# pass N' / '# fail N' summary lines from every Node.
+const main = [
+  `--test-reporter=${process.stdout.isTTY ? 'spec' : 'tap'}`,
+  '--test-reporter-destination=stdout',
+];
 const reporters = durations
   ? [
-      `--test-reporter=${process.stdout.isTTY ? 'spec' : 'tap'}`,
-      '--test-reporter-destination=stdout',
+      ...main,
       `--test-reporter=${join(root, 'scripts/durations-reporter.js')}`,
       '--test-reporter-destination=stderr',
     ]
-  : [];
+  : main;
 const concurrency = flags.some((f) => f.startsWith('--test-concurrency')) ? [] : ['--test-concurrency=2'];
 const result = spawnSync(
   process.execPath,

@@ -3,7 +3,7 @@
  * itself — into a shard SQLite file (which the main thread then copies in one statement per
  * table) or straight into PostgreSQL over its own connection — posting only progress counts.
  */
-import SQLite from 'better-sqlite3';
+import { SQLite } from '../../src/store/engines/sqlite-driver.ts';
 import pg from 'pg';
 import { parentPort, workerData } from 'node:worker_threads';
 import { rowsOf, IDENTIFIER_COLUMNS, RECALL_COLUMNS, REVISION_COLUMNS } from './corpus-rows.ts';

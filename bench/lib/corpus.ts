@@ -7,7 +7,7 @@
  */
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
-import SQLite from 'better-sqlite3';
+import { SQLite, type SqliteDatabase } from '../../src/store/engines/sqlite-driver.ts';
 import pg from 'pg';
 import { openStore } from '../../src/store/database.ts';
 import { Worker } from 'node:worker_threads';
@@ -179,7 +179,7 @@ export async function buildSqliteCorpus(path: string, records: number): Promise<
   };
 }
 
-function finishSources(db: SQLite.Database): void {
+function finishSources(db: SqliteDatabase): void {
   db.prepare(
     'UPDATE sources SET data_as_of = ?, last_success_at = ?, last_attempt_at = ?, consecutive_failures = 0',
   ).run(DATA_AS_OF, OBSERVED_LAST, OBSERVED_LAST);

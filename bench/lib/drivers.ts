@@ -1,5 +1,5 @@
 /** The drivers, for the benchmark's own reads of a corpus. */
-import SQLite from 'better-sqlite3';
+import { SQLite } from '../../src/store/engines/sqlite-driver.ts';
 import pg from 'pg';
 
 export { SQLite };

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import SQLite from 'better-sqlite3';
+import { SQLite } from '../../src/store/engines/sqlite-driver.ts';
 import { createArchive } from '../../src/ingest/archive.ts';
 import { createUpstreamClient } from '../../src/ingest/http-client.ts';
 import { runIngest } from '../../src/ingest/pipeline.ts';

@@ -4,11 +4,11 @@
  */
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
-import SQLite from 'better-sqlite3';
 import { CompiledQuery, Kysely, SqliteDialect, sql } from 'kysely';
 import { LRUCache } from 'lru-cache';
 import { PREPARED_LIMIT, type Engine, type Prepared } from '../engine.ts';
 import type { Database } from '../schema.ts';
+import { SQLite, type SqliteStatement } from './sqlite-driver.ts';
 
 export function openSqlite(path: string): Engine {
   if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
@@ -25,7 +25,7 @@ export function openSqlite(path: string): Engine {
   // A statement dropped from a cache is finalised when nothing holds it any more.
   const statements = new LRUCache<string, Prepared<unknown>>({ max: PREPARED_LIMIT });
   // The ingest's bulk inserts: one statement per table written.
-  const direct = new LRUCache<string, SQLite.Statement>({ max: 16 });
+  const direct = new LRUCache<string, SqliteStatement>({ max: 16 });
 
   function prepare<R>(query: string | CompiledQuery<R>): Prepared<R> {
     const text = typeof query === 'string' ? query : query.sql;
