@@ -1,10 +1,7 @@
 /**
- * Answers of the corpus-backed GET routes, kept for the corpus version they were made at: the
- * same URL at the same version gives the same body (their ETag promises it), so a repeated
- * request, once admitted by the gates with the same usage, is answered with the bytes
- * serialised the first time. A new corpus version empties the cache. Answers are kept as UTF-8
- * bytes outside the JavaScript heap, bounded by those bytes (least recently used first out);
- * one larger than a sixteenth of the budget is never kept.
+ * Answers of the corpus-backed GET routes per corpus version (same URL and version, same body: the ETag
+ * promises it), replayed once the gates admit the request; a new version empties the cache. Held as UTF-8
+ * bytes off the heap, LRU within the byte budget; an answer over a sixteenth of it is never kept.
  */
 import fp from 'fastify-plugin';
 import { LRUCache } from 'lru-cache';
@@ -34,10 +31,7 @@ export class AnswerCache {
     return version === this.version ? this.answers?.get(url) : undefined;
   }
 
-  /**
-   * Keeps the answer to `url` made at `version`. An answer made at an older version than the
-   * one held is dropped; a newer version replaces everything held.
-   */
+  /** Keeps `url`'s answer at `version`: older than the version held is dropped, newer replaces all. */
   set(version: number, url: string, text: string): void {
     if (this.answers === undefined || text.length > this.budget / 16) return; // bytes ≥ characters
     const answer = Buffer.from(text, 'utf8');

@@ -1,7 +1,6 @@
 /**
- * Builds the HTTP server from its dependencies, without listening. Every keyed route passes the
- * gates in the contract's order, each a plugin in gates/: burst limit → key → parameters →
- * conditional GET and quota → handler → release.
+ * Builds the HTTP server without listening. Keyed routes pass the gates (plugins in gates/) in contract
+ * order: burst limit → key → parameters → conditional GET and quota → handler → release.
  */
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
@@ -49,10 +48,7 @@ function validators() {
   return { coercing, exact };
 }
 
-/**
- * Request ids `req_` + 16 base62 characters: 8 random per process, then a counter (unique in
- * the logs without drawing random bytes per request).
- */
+/** Request ids `req_` + 16 base62: 8 random per process, then a counter (no random bytes per request). */
 function requestIds(): () => string {
   const ALPHABET = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
   const prefix = `req_${randomBase62(8)}`;
@@ -98,8 +94,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   );
   for (const schema of SHARED_SCHEMAS) app.addSchema(schema);
 
-  // Hooks run in registration order: the gates in the contract's order, the burst gate counting
-  // the request before its key is looked up (key.ts, burst.ts).
+  // Hooks run in registration order, the contract's: burst counts before the key lookup (key.ts, burst.ts).
   const plans = rememberedPlans();
   await app.register(protocolRules);
   await app.register(keyReading, { config: deps.config, plans });
@@ -145,8 +140,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   await app.register(swaggerUi, {
     routePrefix: '/docs',
     uiConfig: { deepLinking: true, validatorUrl: null, tryItOutEnabled: false },
-    // Everything is served from here: no CDN, and no upgrade-insecure-requests, which would break
-    // the reference for anyone reaching a plain-HTTP deployment by host name.
+    // Served from here, no CDN; no upgrade-insecure-requests (breaks plain-HTTP deployments by host name).
     staticCSP:
       "default-src 'self'; base-uri 'self'; connect-src 'self'; font-src 'self' data:; frame-ancestors 'self'; " +
       "img-src 'self' data:; object-src 'none'; script-src 'self'; script-src-attr 'none'; " +

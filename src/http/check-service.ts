@@ -1,7 +1,4 @@
-/**
- * Runs a catalogue check for a key: idempotent replay, identifier quota, one set-based match
- * query, and the receipt recorded with its charge in one transaction.
- */
+/** A key's catalogue check: idempotent replay, identifier quota, one set-based match, receipt plus charge. */
 import { createHash } from 'node:crypto';
 import { Type, type Static } from '@sinclair/typebox';
 import { randomBase62 } from '../domain/api-keys.ts';
@@ -42,10 +39,7 @@ export type CheckInput = Static<typeof CheckBody>;
 
 const REPLAY_WINDOW_MS = 24 * 3_600_000;
 
-/**
- * The Idempotency-Key of a request, from its raw header lines (Node joins repeated lines into
- * one `a, b`): 1 to 255 printable ASCII characters, sent once; null when absent.
- */
+/** The Idempotency-Key from raw headers (Node joins repeats `a, b`): 1–255 printable ASCII, sent once. */
 export function parseIdempotencyKey(rawHeaders: readonly string[]): string | null {
   const values: string[] = [];
   for (let i = 0; i + 1 < rawHeaders.length; i += 2)
@@ -117,10 +111,9 @@ export class CheckService {
   }
 
   /**
-   * Performs the check and records the receipt. `hold` is the request's quota reservation: the
-   * identifiers are added to it once recorded (so a failed answer gives them back), and a replay
-   * marks it refunded. Concurrent requests with one Idempotency-Key record one receipt: the
-   * others find it taken (the database waits for the first to commit) and replay it.
+   * Performs the check and records the receipt; the identifiers join `hold` once recorded (a failed answer
+   * gives them back), a replay marks it refunded. Concurrent uses of one Idempotency-Key record one receipt:
+   * the others find it taken (the database waits for the first to commit) and replay it.
    */
   async run(
     input: CheckInput,

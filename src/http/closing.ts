@@ -1,7 +1,6 @@
 /**
- * Shutdown without lingering: the server closes idle connections itself, but a keep-alive
- * connection answering a request when closing starts would stay open for the keep-alive timeout
- * (72 s) after its answer. So once closing, answers end their connection.
+ * Shutdown without lingering: a keep-alive connection answering when closing starts would stay open for the
+ * keep-alive timeout (72 s) after its answer, so once closing, answers end their connection.
  */
 import fp from 'fastify-plugin';
 

@@ -1,7 +1,4 @@
-/**
- * What the gates attach to a request and what a route declares about itself, as Fastify type
- * augmentations, plus the dependencies the HTTP layer is built from.
- */
+/** Fastify augmentations for what gates attach to a request and routes declare; the HTTP layer's inputs. */
 import type { FastifyRequest } from 'fastify';
 import type { Config, Plan } from '../config.ts';
 import type { Metered } from '../domain/meters.ts';
@@ -19,9 +16,8 @@ export type AuthState =
   | { state: 'valid'; key: ApiKeyRecord; plan: Plan };
 
 /**
- * A request's usage. `reserved` was taken against the plan's limits before the handler ran and
- * is given back unless the request is answered 2xx (or when `refund` is set); `deferred` counts
- * against no limit (an unmetered quota) and is recorded only once the request is answered 2xx.
+ * A request's usage: `reserved` is held before the handler and given back unless answered 2xx (or `refund`);
+ * `deferred` counts against no limit (unmetered) and is recorded only once answered 2xx.
  */
 export interface QuotaHold {
   keyId: string;

@@ -1,8 +1,6 @@
 /**
- * Keyset walks over the list endpoints: one object per request that decodes the incoming
- * cursor into a typed position and encodes the next one, bound to its endpoint and filters and
- * signed with the store's cursor secret. Positions are checked against their columns' range, so
- * nothing a cursor carries can make a query fail.
+ * Keyset walks over the list endpoints: cursors decoded to typed positions and encoded, bound to endpoint and
+ * filters, signed with the store's cursor secret; range-checked so no cursor can make a query fail.
  */
 import { decodeCursor, encodeCursor, filterFingerprint, type CursorPosition } from '../domain/cursor.ts';
 import type { RecallPosition } from '../store/recalls-store.ts';

@@ -1,8 +1,7 @@
 /**
- * What HTTP itself refuses, answered as problem documents too: the parser's errors (oversized
- * request line or headers, broken syntax), an HTTP/1.1 request without Host, an expectation
- * other than 100-continue; and the request timeout, after which a request still arriving is cut
- * off by closing its connection (no documented problem type is a 408).
+ * What HTTP itself refuses, as problem documents too: parser errors (oversized request line or headers,
+ * broken syntax), HTTP/1.1 without Host, an expectation other than 100-continue; a request still arriving at
+ * the request timeout has its connection closed (no documented problem type is a 408).
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';

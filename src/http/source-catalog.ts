@@ -1,7 +1,4 @@
-/**
- * The sources as a response sees them: static facts joined with stored state, and the rules
- * for `meta.data_as_of`, `meta.attribution` and health that every route shares.
- */
+/** Sources as responses see them, and the `meta.data_as_of`, attribution and health rules routes share. */
 import type { SourceMeta } from '../ingest/source.ts';
 import type { Store } from '../store/database.ts';
 import type { SourceState } from '../store/sources-store.ts';
@@ -54,10 +51,7 @@ export class SourceCatalog {
     (this.sorted ??= [...this.metas].sort((a, b) => (a.id < b.id ? -1 : 1)));
   private sorted: SourceMeta[] | undefined;
 
-  /**
-   * The oldest freshness stamp among the enabled sources selected (all when no predicate), at
-   * `version` (the request's corpus version; read afresh when not given).
-   */
+  /** Oldest freshness stamp of the enabled sources selected (all by default) at `version` (else read). */
   async dataAsOf(select?: (meta: SourceMeta) => boolean, version?: number): Promise<string | null> {
     let oldest: string | null = null;
     for (const v of await this.views(version)) {

@@ -1,10 +1,7 @@
 /**
- * Usage that no limit governs (an unmetered quota), recorded off the request's path: answered
- * requests are added up in memory per key and month and written in one update per key every
- * `intervalMs`, and on close. Nothing here decides admission — every limited quota is still
- * reserved by one conditional update before the handler — so batching cannot let a request past
- * a quota; it only delays the count by at most one interval (a node killed with SIGKILL loses
- * at most that interval's unmetered counts; SIGTERM loses none).
+ * Unmetered usage, recorded off the request's path: summed in memory per key and month, written in one update
+ * per key every `intervalMs` and on close. Limited quotas are still reserved before the handler, so batching
+ * only delays the count (SIGKILL loses at most one interval's counts, SIGTERM none).
  */
 import { METERS, type Metered } from '../domain/meters.ts';
 import type { Store } from '../store/database.ts';

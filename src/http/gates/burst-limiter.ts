@@ -1,7 +1,4 @@
-/**
- * Per-client request counters in fixed windows, for the burst gate. An interface so that several
- * nodes can share one (Redis, burst-redis.ts) while a single node keeps it in memory.
- */
+/** Per-client fixed-window counters for the burst gate: shared in Redis (burst-redis.ts) or in memory. */
 
 /** One counted request's outcome. */
 export interface BurstDecision {
@@ -22,9 +19,8 @@ export interface BurstLimiter {
 }
 
 /**
- * The in-process limiter for a single node. It holds one window per client seen within the last
- * window: expired windows are swept once a window. (Not an LRU: dropping a live window would
- * let its client start over.)
+ * The single-node in-memory limiter: one window per client seen in the last window, expired ones swept once a
+ * window (not an LRU: dropping a live window would let its client start over).
  */
 export function createMemoryBurstLimiter(): BurstLimiter {
   const windows = new Map<string, { start: number; count: number }>();

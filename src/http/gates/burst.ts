@@ -1,10 +1,8 @@
 /**
  * Gate 1, the burst limit (429): one counter per client address in fixed one-minute windows
- * (burst-limiter.ts), measured against the plan of the key on the request (the free plan's
- * without a valid one). The request is counted before its key is looked up, so a refusal costs
- * no database work: measured against the plan already known for the key (key.ts), or against
- * the highest burst any plan allows while it is not; once the key is looked up the count is
- * measured again against its plan.
+ * (burst-limiter.ts) against the key's plan (free without a valid key). Counted before the key lookup so a
+ * refusal costs no database work: against the plan already known for the key (key.ts), else the highest burst
+ * any plan allows; measured again once the key is looked up.
  */
 import type { FastifyReply } from 'fastify';
 import fp from 'fastify-plugin';

@@ -1,9 +1,7 @@
 /**
- * Weak ETags and conditional answers. Corpus-backed responses take their tag from the corpus
- * version (and, for a key's own receipts, its newest receipt), set at the quota gate; the rest
- * hash their body here, once answered. A 304 is only ever made from an answer that would be 200:
- * here, from the handler's 200, or at the quota gate without running the handler when the same
- * request has been answered 200 at this version before (`CorpusTag.answered`).
+ * Weak ETags and conditional answers: corpus-backed tags come from the corpus version (and a key's newest
+ * receipt), set at the quota gate; the rest hash their body here. A 304 only ever stands for a 200: the
+ * handler's, or at the quota gate one already answered at this version (`CorpusTag.answered`).
  */
 import { createHash } from 'node:crypto';
 import fp from 'fastify-plugin';
@@ -20,10 +18,7 @@ export interface CorpusTag {
   answered: boolean;
 }
 
-/**
- * `weakTag` for the corpus-backed responses, remembered for the last 20,000 (version, key part,
- * URL): the same request at the same version is answered without hashing again.
- */
+/** `weakTag` of corpus-backed responses, remembered for the last 20,000 (version, key part, URL). */
 export function corpusTagCache(): (version: number, keyPart: string, url: string) => CorpusTag {
   const cache = new LRUCache<string, CorpusTag>({ max: 20_000 });
   return (version, keyPart, url) => {
@@ -56,10 +51,7 @@ export function matchesIfNoneMatch(header: string | undefined, tag: string): boo
 /** Keyed answers differ by key: a shared cache must not hand one key's answer to another. */
 const VARY = 'Authorization, X-API-Key';
 
-/**
- * Tags every other 200 answer to GET or HEAD by its body, answers 304 for a 200 whose tag the
- * request names, and marks keyed answers private.
- */
+/** Tags other 200s to GET/HEAD by body, answers 304 when the request names it, marks keyed ones private. */
 export const conditionalAnswers = fp(
   async (app) => {
     app.addHook('onSend', (request, reply, payload, done) => {

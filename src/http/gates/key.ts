@@ -1,8 +1,6 @@
 /**
- * Gate 2, the key (401 / 403), in three steps around the burst gate: the key headers are read
- * without the database (keyReading), so that a burst refusal costs no query; the key is looked
- * up once the burst gate has let the request through (keyLookup); then refused if the route's
- * access rule does not accept it (keyGate).
+ * Gate 2, the key (401 / 403), around the burst gate: read without the database (keyReading) so a burst
+ * refusal costs no query, looked up once burst admits (keyLookup), refused by the route's rule (keyGate).
  */
 import type { FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
@@ -43,11 +41,9 @@ function presentedKey(request: FastifyRequest): Presented {
 }
 
 /**
- * Reads the key headers of every keyed request, refusing nothing and asking no database: a
- * presented key's hash goes to `request.keyHash`, and `request.burstPlan` is the plan its burst
- * limit is measured against when known already — the free plan without a usable key, else the
- * plan its last lookup on this node found (an LRU of REMEMBERED_KEYS hashes, refreshed by every
- * lookup). It decides nothing but the burst limit: validity and revocation are always looked up.
+ * Reads the key headers, refusing nothing and asking no database: the key's hash goes to `request.keyHash`;
+ * `request.burstPlan` is the free plan without a usable key, else the plan its last lookup on this node found
+ * (LRU of REMEMBERED_KEYS). It sets only the burst limit: validity and revocation are always looked up.
  */
 export const keyReading = fp<{ config: Config; plans: RememberedPlans }>(
   async (app, { config, plans }) => {

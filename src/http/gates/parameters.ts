@@ -1,10 +1,8 @@
 /**
- * Gate 3, parameters (400), before schema validation: unknown and repeated query parameters are
- * refused, never ignored (the route's declared properties are the whole list, and a parameter
- * given twice is ambiguous); an integer parameter must be decimal digits (the validator's
- * coercion would otherwise take `0x10`, `1e1`, `+5`, ` 5` or `2.0`); and a path or query value
- * with a control character (U+0000 to U+001F) is refused: no id, filter or identifier holds one,
- * and PostgreSQL's text refuses NUL.
+ * Gate 3, parameters (400), before schema validation: unknown and repeated query parameters are refused,
+ * never ignored (the declared properties are the whole list; a repeat is ambiguous); integers must be decimal
+ * digits (coercion would take `0x10`, `1e1`, `+5`, ` 5`, `2.0`); control characters (U+0000–U+001F) in a path
+ * or query are refused: no id, filter or identifier holds one, and PostgreSQL's text refuses NUL.
  */
 import type { FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';

@@ -1,8 +1,8 @@
 /**
- * Gate 4, conditional GET and the monthly quota (304 / 402). A 304 does not count, but it must
- * still be within the quota: one decided here takes no reservation (checked by a read), one made
- * from the handler's 200 gives its reservation back. Anything else on a valid key is reserved by
- * one conditional update, or on an unmetered quota counted once answered.
+ * Gate 4, conditional GET and the monthly quota (304 / 402). A 304 does not count but must be within the
+ * quota: one decided here reserves nothing (checked by a read), one made from the handler's 200 gives its
+ * reservation back. Anything else on a valid key is reserved by one conditional update, or, unmetered,
+ * counted once answered.
  */
 import fp from 'fastify-plugin';
 import type { Plan } from '../../config.ts';
@@ -66,9 +66,8 @@ async function wouldAdmit(store: Store, keyId: string, plan: Plan, now: Date): P
 }
 
 /**
- * Tags every corpus-backed GET and HEAD; answers 304 at once when the tag matches and the same
- * request has been answered 200 at this version (else the handler runs and a 200 becomes 304
- * once answered, etag.ts); reserves the quota of everything else.
+ * Tags every corpus-backed GET/HEAD; answers 304 at once when the tag matches and the request was answered
+ * 200 at this version (else a 200 becomes 304 once answered, etag.ts); reserves the quota of everything else.
  */
 export const quotaGate = fp<{ deps: AppDeps; now: () => Date }>(
   async (app, { deps, now }) => {

@@ -1,8 +1,4 @@
-/**
- * Gate 5, release, once a request is answered: a request answered 2xx keeps its reservation and
- * has its deferred (unmetered) usage recorded; any other answer, or a refunded one, gives its
- * reservation back.
- */
+/** Gate 5, release: 2xx keeps its reservation and records deferred usage; else (or refunded) returns it. */
 import fp from 'fastify-plugin';
 import { isNothing } from '../../domain/meters.ts';
 import type { AppDeps } from '../context.ts';
