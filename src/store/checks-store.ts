@@ -122,10 +122,7 @@ export class ChecksStore {
     return row === undefined ? undefined : toReceipt(row, true);
   }
 
-  /**
-   * This key's receipts without matches, newest first, after the receipt `afterCheckId` (the
-   * last of the previous page: positions name a receipt, never the global sequence).
-   */
+  /** This key's receipts without matches, newest first, after receipt `afterCheckId` (no global sequence). */
   async list(
     keyId: string,
     limit: number,

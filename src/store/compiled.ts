@@ -1,8 +1,4 @@
-/**
- * Queries written with the query builder, compiled once and run as prepared statements: the
- * columns and tables are type-checked against the schema, and a request pays neither the
- * builder's compilation nor the driver's parse.
- */
+/** Query-builder queries compiled once, run prepared: type-checked, no per-request compile or parse. */
 import type { Compilable } from 'kysely';
 import { LRUCache } from 'lru-cache';
 import type { Engine } from './engine.ts';
@@ -14,7 +10,6 @@ class Placeholder {
 
 /** A compiled query with named parameters `P`, returning rows `R`. */
 export interface Statement<P, R> {
-  /** The rows of a query. */
   all(params: P): Promise<R[]>;
   /** Runs a write; the number of rows it changed. */
   run(params: P): Promise<number>;
@@ -23,10 +18,7 @@ export interface Statement<P, R> {
 /** The row type of a query built with the query builder. */
 export type RowOf<C> = C extends Compilable<infer R> ? R : never;
 
-/**
- * Builds a query once, with `p.<name>` standing for each parameter, and prepares it on the
- * engine. Values the builder was given as constants stay as they are.
- */
+/** Builds a query once, `p.<name>` for each parameter, and prepares it; builder constants stay as given. */
 export function compile<P extends object, C extends Compilable<unknown>>(
   engine: Engine,
   build: (p: P) => C,
@@ -45,10 +37,7 @@ export function compile<P extends object, C extends Compilable<unknown>>(
   };
 }
 
-/**
- * Statements of one query whose shape varies (filters present, page size), compiled on first
- * use of each shape; the least recently used are dropped past `max`.
- */
+/** Statements of a query whose shape varies, compiled per shape on first use; LRU-dropped past `max`. */
 export class StatementCache<P, R> {
   private readonly cache: LRUCache<string, Statement<P, R>>;
 
@@ -64,10 +53,7 @@ export class StatementCache<P, R> {
   }
 }
 
-/**
- * A table's columns listed in full, for statements written by column list: leaving one out
- * fails to compile, naming the missing column.
- */
+/** A table's columns in full, for column-list statements: leaving one out fails to compile, naming it. */
 export function allColumns<T>() {
   return <const C extends readonly (keyof T & string)[]>(
     columns: C &

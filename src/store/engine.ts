@@ -26,10 +26,7 @@ export interface Engine {
   /** `column` is in `list` (encoded by `listParam`): `json_each(?)` on SQLite, `= any(?)` on PostgreSQL. */
   inList(column: Expression<string | null>, list: unknown): Expression<SqlBool>;
   listParam(values: readonly string[]): unknown;
-  /**
-   * Bulk insert inside the caller's transaction, values in `columns` order: prepared single-row
-   * statements on SQLite, array-parameter multi-row statements on PostgreSQL.
-   */
+  /** Bulk insert in `columns` order, in the caller's transaction: SQLite prepared rows, PostgreSQL arrays. */
   insertRows<T extends keyof Database>(
     trx: Transaction<Database>,
     table: T,

@@ -1,7 +1,6 @@
 /**
- * Named leases in the database, so that two ingest runs never overlap, on one machine or many.
- * Taking a lease is a compare-and-swap on its row; a lease whose holder died (its expiry passed,
- * or its process is gone from this host) can be taken over.
+ * Named leases in the database so two ingest runs never overlap, on one machine or many: a compare-and-swap
+ * on the row; a lease whose holder died (expired, or its process gone from this host) can be taken over.
  */
 import type { Kysely } from 'kysely';
 import type { Database } from './schema.ts';
@@ -15,10 +14,7 @@ export interface LeaseHolder {
 export class LocksStore {
   constructor(private readonly db: Kysely<Database>) {}
 
-  /**
-   * Takes the lease `name` for `holder` until `expiresAt`. `isStale` is asked about a current
-   * holder (e.g. "is that process still alive?"). Returns the current holder when it is taken.
-   */
+  /** Takes `name` for `holder` until `expiresAt`; `isStale` judges a current holder, returned if taken. */
   async acquire(
     name: string,
     holder: string,

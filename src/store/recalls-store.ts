@@ -1,7 +1,4 @@
-/**
- * Read queries over recalls, their identifiers and revisions, built with the query builder and
- * compiled once. Everything a route needs comes back as domain shapes; no caller sees a column name.
- */
+/** Read queries over recalls, identifiers and revisions, compiled once; callers get domain shapes. */
 import { sql, type Kysely } from 'kysely';
 import type { Hit } from '../domain/check.ts';
 import { isMoreCertain, type Confidence, type IdentifierKind } from '../domain/identifiers/kinds.ts';
@@ -156,8 +153,7 @@ function keepBest(best: Map<string, BestMatch>, recallId: string, hit: BestMatch
 /** The statements of one key column: one key (a plain equality) or a list of keys. */
 function byKeyColumn(db: Kysely<Database>, engine: Engine, column: 'i.match_key' | 'i.product_key') {
   return {
-    // One key (the usual lookup) is a plain equality: PostgreSQL then settles on one cached
-    // plan instead of planning a list condition again on every execution.
+    // One key (the usual lookup) is a plain equality: PostgreSQL keeps one cached plan, not a list replanned.
     matchesOfKey: compile(engine, (p: { key: string }) =>
       selectMatches(db)
         .where(column, '=', p.key)
@@ -238,10 +234,9 @@ export class RecallsStore {
   }
 
   /**
-   * The page statement of a shape. The page size is written into the statement (a validated
-   * whole number) so that a cached generic plan still knows it and walks the order index rather
-   * than sorting every row; a start position is a range `sort_date <= ?` on that index, so a
-   * later page starts where the last one ended, however deep.
+   * The page statement of a shape. The page size is written in (a validated whole number) so a cached generic
+   * plan walks the order index rather than sorting every row; a start is a range `sort_date <= ?` on that
+   * index, so a page starts where the last ended, however deep.
    */
   private page(shape: PageShape): Statement<PageParams, RecallRow> {
     const { filters, byIds, after, rows } = shape;
@@ -337,18 +332,14 @@ export class RecallsStore {
     };
   }
 
-  /**
-   * Recalls holding an identifier under any of the lookup keys, in list order, one row per
-   * recall naming its strongest matching identifier.
-   */
+  /** Recalls holding an identifier under any lookup key, in list order, each with its strongest match. */
   async lookup(
     keys: LookupKeys,
     limit: number,
     after?: RecallPosition,
   ): Promise<{ rows: RecallMatch[]; more: boolean }> {
-    // The usual case, a handful of recalls: one statement joins the identifier probe to the
-    // recalls it names, and the order is made here. A key shared by many recalls falls back to
-    // ordering and paging in SQL.
+    // Usually a handful of recalls: one statement joins the probe to its recalls and the order is made here;
+    // a key shared by many recalls falls back to ordering and paging in SQL.
     const joined = await this.matchRows(keys);
     if (joined !== undefined) return this.orderInMemory(joined, limit, after);
     const best = new Map<string, BestMatch>();
@@ -421,10 +412,7 @@ export class RecallsStore {
     };
   }
 
-  /**
-   * Every stored identifier hit by any of the given keys, with its recall's receipt fields: the
-   * set-based query behind a catalogue check (the keys travel as one list parameter).
-   */
+  /** Stored identifiers hit by any key, with receipt fields: the catalogue check's set query (one list). */
   async hits(matchKeys: string[], productKeys: string[]): Promise<Hit[]> {
     const out: Hit[] = [];
     for (const [column, keys] of this.keyColumns({ matchKeys, productKeys })) {

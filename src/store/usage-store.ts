@@ -1,9 +1,7 @@
 /**
- * Monthly usage counters, one column per meter. Admission is one conditional UPDATE: the
- * counters move only if each limited meter stays within its limit, so two concurrent requests
- * can never both take the last unit. A limit constrains only what the request adds: a request
- * that adds no identifiers is never refused for the identifier quota. Usage that no limit
- * governs (an unmetered quota) is simply added, and may be added later and in bulk (`add`).
+ * Monthly usage counters, one column per meter. Admission is one conditional UPDATE that moves the counters
+ * only if each limited meter stays within its limit, so two concurrent requests never both take the last
+ * unit; a limit constrains only what the request adds. Unmetered usage is added, later and in bulk (`add`).
  */
 import { sql, type Transaction } from 'kysely';
 import { METERS, type Meter, type Metered } from '../domain/meters.ts';

@@ -1,6 +1,4 @@
-/**
- * The shared engine for several API nodes: PostgreSQL through `pg`'s connection pool.
- */
+/** The shared engine for several API nodes: PostgreSQL through `pg`'s connection pool. */
 import { CompiledQuery, Kysely, PostgresDialect, sql } from 'kysely';
 import pg from 'pg';
 import { PREPARED_LIMIT, type Engine, type Prepared } from '../engine.ts';

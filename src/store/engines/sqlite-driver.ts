@@ -1,8 +1,7 @@
 /**
- * The SQLite driver for the running Node. better-sqlite3 13 (Node-API, prebuilt binaries) on
- * Node 22 and later; on Node 20, which 13 does not run on, better-sqlite3 12, installed as the
- * optional dependency `better-sqlite3-v12`. Version 12 is never loaded on Node 24: its statements
- * abort the process when garbage-collected there (`Assertion failed: (env) != nullptr`).
+ * The SQLite driver for this Node: better-sqlite3 13 on Node ≥ 22; on Node 20 (which 13 does not run on) the
+ * optional `better-sqlite3-v12`, never loaded on Node 24, where its statements abort the process when
+ * garbage-collected (`Assertion failed: (env) != nullptr`).
  */
 import { createRequire } from 'node:module';
 import type Driver from 'better-sqlite3';

@@ -1,7 +1,4 @@
-/**
- * The embedded engine: one SQLite file through better-sqlite3, in WAL mode so that readers
- * never wait for the daily writer.
- */
+/** The embedded engine: one SQLite file in WAL mode, so readers never wait for the daily writer. */
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { CompiledQuery, Kysely, SqliteDialect, sql } from 'kysely';

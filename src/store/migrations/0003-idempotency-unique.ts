@@ -1,9 +1,8 @@
 /**
- * One receipt per use of an Idempotency-Key: `idempotency_generation` numbers the uses of a key
- * (1, then 2 once the first has expired after 24 hours …), and (key_id, idempotency_key,
- * idempotency_generation) is unique, so concurrent requests with one key cannot both record a
- * receipt. Receipts written before this migration keep a null generation: they stay outside the
- * constraint (nulls are distinct on both engines), so duplicates already stored never make it fail.
+ * One receipt per use of an Idempotency-Key: `idempotency_generation` numbers a key's uses (a new one after
+ * 24 hours), unique with (key_id, idempotency_key), so concurrent uses cannot both record one. Older receipts
+ * keep a null generation, outside the constraint (nulls are distinct on both engines), so stored duplicates
+ * never fail it.
  */
 import type { Kysely } from 'kysely';
 

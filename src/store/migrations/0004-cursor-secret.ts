@@ -1,7 +1,4 @@
-/**
- * The cursor secret: 32 random bytes, made once per database (a database migrated from an
- * earlier version gets its own here), that every node reads to sign and check paging cursors.
- */
+/** The per-database cursor secret (32 random bytes, migrated databases too) that signs paging cursors. */
 import { randomBytes } from 'node:crypto';
 import { sql, type Kysely } from 'kysely';
 import type { Engine } from '../engine.ts';
