@@ -13,7 +13,7 @@ import type { UpstreamClient } from './http-client.ts';
 import type { RawPage, SetAside, SourceAdapter } from './source.ts';
 import type { RecallDraft } from '../domain/recall.ts';
 
-/** What a run works with: the store, the adapters, the archive and the upstream client. */
+/** What a run works with. */
 export interface IngestDeps {
   store: Store;
   adapters: readonly SourceAdapter[];
