@@ -1,7 +1,4 @@
-/**
- * API keys: `rk_live_` followed by 40 random base62 characters. Only a SHA-256 hash and a
- * short public prefix are ever stored.
- */
+/** API keys: `rk_live_` + 40 random base62 characters; only a SHA-256 hash and a short prefix are stored. */
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { sha256 } from './sha256.ts';
 

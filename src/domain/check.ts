@@ -1,7 +1,4 @@
-/**
- * A catalogue check, as pure steps: plan (normalise, reject, deduplicate, derive probe keys),
- * then build the receipt from the stored identifiers the probes hit.
- */
+/** A catalogue check as pure steps: plan (normalise, reject, deduplicate, probe keys), then the receipt. */
 import { Type, type Static } from '@sinclair/typebox';
 import { lookupKeys } from './identifiers/match-keys.ts';
 import { normaliseIdentifier } from './identifiers/normalise.ts';
@@ -68,10 +65,7 @@ export interface CheckPlan {
   rejected: RejectedEntry[];
 }
 
-/**
- * Longest `value` a rejected entry keeps, in UTF-16 code units: a longer one is kept as its
- * first characters and `…`, never splitting a surrogate pair, so a receipt's size is bounded.
- */
+/** Longest rejected `value` kept, in UTF-16 units (then `…`, no split surrogate): bounds a receipt's size. */
 export const REJECTED_VALUE_LENGTH = 64;
 
 /** `value` as a rejected entry keeps it (see {@link REJECTED_VALUE_LENGTH}). */
@@ -83,10 +77,7 @@ export function rejectedValue(value: string): string {
   return `${value.slice(0, end)}…`;
 }
 
-/**
- * Normalises every submitted identifier; duplicates (same kind and canonical form) are checked
- * once. A rejected value is kept shortened (see {@link rejectedValue}).
- */
+/** Normalises every submitted identifier; duplicates (kind and canonical form) are checked once. */
 export function planCheck(items: { kind: string; value: string }[]): CheckPlan {
   const checked = new Map<string, PlannedIdentifier>();
   const rejected: RejectedEntry[] = [];
@@ -118,10 +109,7 @@ export interface Hit {
   url: string | null;
 }
 
-/**
- * Builds the receipt: one match entry per (distinct checked identifier, matching recall),
- * ordered by the identifier then the recall id, and both digests.
- */
+/** The receipt: one match per (distinct identifier, recall), by identifier then recall id; both digests. */
 export function buildReceipt(
   plan: CheckPlan,
   hits: Hit[],

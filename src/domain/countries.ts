@@ -1,9 +1,4 @@
-/**
- * English country names as agencies print them → ISO 3166-1 alpha-2 codes. Covers every EU and
- * EEA country, Switzerland, the United Kingdom (and its nations), the United States, Canada,
- * Australia, New Zealand, China and the countries most often named as a product's origin.
- * Pure: no I/O, no imports.
- */
+/** English country names as agencies print them → ISO 3166-1 alpha-2. Pure: no I/O, no imports. */
 
 /** Canonical English names and common variants, keyed by code. Keys of the lookup are folded (see `fold`). */
 const NAMES: Readonly<Record<string, readonly string[]>> = {
@@ -113,10 +108,7 @@ const NAMES: Readonly<Record<string, readonly string[]>> = {
   CO: ['Colombia'],
 };
 
-/**
- * Folds a name for lookup: accents dropped, lower case, `&` read as `and`, punctuation and
- * brackets dropped, whitespace collapsed, a leading "the" ignored.
- */
+/** Folds a name: no accents, lower case, `&` → `and`, no punctuation, collapsed spaces, no leading "the". */
 function fold(name: string): string {
   return name
     .normalize('NFKD')
@@ -139,11 +131,7 @@ const LOOKUP: ReadonlyMap<string, string> = (() => {
 /** Every code this module can return, for callers that validate a stored value. */
 export const KNOWN_COUNTRY_CODES: ReadonlySet<string> = new Set(Object.keys(NAMES));
 
-/**
- * The ISO 3166-1 alpha-2 code of an English country name ("Czech Republic" → `CZ`, "The
- * Netherlands" → `NL`, "Northern Ireland (UK)" → `GB`), or null when the name is not one this
- * module knows. A known two-letter code is also accepted (`de` → `DE`, `UK` → `GB`). Never guesses.
- */
+/** Alpha-2 code of a name ("Northern Ireland (UK)" → `GB`) or code (`UK` → `GB`); else null: never guesses. */
 export function countryCode(name: string): string | null {
   const folded = fold(name);
   if (folded === '') return null;

@@ -1,8 +1,6 @@
 /**
- * Opaque paging cursors. A cursor names the endpoint and a fingerprint of the filters it was
- * issued for, carries the keyset position, and ends with an HMAC-SHA256 of all that under the
- * service's cursor secret (shared by every node through the database): a truncated, edited or
- * self-made cursor is refused. Cursors grant nothing: every query is still scoped to the caller.
+ * Opaque paging cursors: endpoint, filter fingerprint and keyset position, HMAC-SHA256-signed under
+ * the per-database secret, so edited cursors are refused. They grant nothing: queries stay scoped.
  */
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { sha256 } from './sha256.ts';

@@ -1,8 +1,4 @@
-/**
- * Canonical content and field-level diffs. Two observations of a record are the same when
- * their canonical content is equal; otherwise `diffContent` names every public field that moved,
- * with dot paths for nested objects and the sorted identifier lists as one `identifiers` key.
- */
+/** Canonical content (equal content, same observation) and field-level diffs with dot paths. */
 import { sha256 } from './sha256.ts';
 import type { Identifier, RecallContent } from './recall.ts';
 

@@ -1,8 +1,4 @@
-/**
- * The two receipt digests, so a caller can reproduce them from their own catalogue:
- * lowercase hex SHA-256 over distinct entries, sorted by UTF-16 code unit, joined with "\n",
- * no trailing newline.
- */
+/** Receipt digests callers can reproduce: hex SHA-256 of distinct entries, UTF-16 sorted, joined by "\n". */
 import { sha256 } from './sha256.ts';
 
 function digestOfLines(lines: Iterable<string>): string {

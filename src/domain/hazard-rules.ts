@@ -1,13 +1,7 @@
 /**
- * Maps an agency's own hazard wording (FDA reason for recall, CPSC hazard, NHTSA consequence …)
- * to one canonical hazard category. An ordered rule table: the first category whose patterns
- * match wins, so the order is the precedence (an undeclared allergen beats mislabelling, a named
- * pathogen beats a generic quality failure, a physical harm beats the defect that causes it).
- *
- * Two passes: first the clauses where the agency names the harm itself ("…, posing a fall
- * hazard", "increasing the risk of a crash"), then the whole text. CPSC narratives describe the
- * mechanism before the harm ("clothing can get entrapped in the belt drive, posing a fall
- * hazard"), and the named harm is the one that counts.
+ * Agency hazard wording → one canonical category; first match wins (allergen over mislabelling,
+ * harm over its cause). Clauses naming the harm ("posing a fall hazard") are tried before the whole
+ * text, since CPSC describes the mechanism first.
  */
 import { LRUCache } from 'lru-cache';
 import type { HazardCategory } from './taxonomy.ts';
@@ -318,12 +312,7 @@ export const HAZARD_RULES: readonly HazardRule[] = [
   },
 ];
 
-/**
- * Wordings that decide the category before any other rule: a failed flammability standard
- * is a fire hazard however the consequence is worded ("posing a risk of burn injuries"), and
- * a swallowed button or coin battery is an ingestion (choking) hazard, though it burns
- * chemically inside the body.
- */
+/** Decided first: a failed flammability standard is fire; a swallowed coin battery ingestion, not burn. */
 const OVERRIDES: readonly { category: HazardCategory; pattern: RegExp }[] = [
   { category: 'fire', pattern: /\bflammab\w*\s+(?:standards?|requirements?|regulations?|rules?)\b/i },
   {
@@ -333,10 +322,7 @@ const OVERRIDES: readonly { category: HazardCategory; pattern: RegExp }[] = [
   },
 ];
 
-/**
- * Clauses in which the agency names the harm itself: what follows "posing", "presents",
- * "increasing the risk of" … up to the end of the sentence.
- */
+/** Clauses naming the harm: after "posing", "presents", "increasing the risk of" … to the sentence end. */
 const NAMED_HARM =
   /\b(?:pos(?:e|es|ing)|present(?:s|ing)?|increas\w* the (?:risk|chance) of|risk of|hazard of|result(?:s|ed|ing)? in)\b([^.;]*)/gi;
 
@@ -347,22 +333,15 @@ function firstMatch(text: string): number {
   return -1;
 }
 
-/**
- * Texts already classified. Agencies repeat one wording across many records (every product of
- * one recall event carries the same reason), and a classification runs the whole rule table.
- */
+/** Texts already classified: one wording recurs across a recall event's products, and the table is costly. */
 const memo = new LRUCache<string, HazardCategory>({ max: 4096 });
 
-/**
- * The canonical hazard category for an agency's hazard wording: null when there is no text,
- * `other` when no rule names it.
- */
+/** The canonical hazard category: null for no text, `other` when no rule names it. */
 export function classifyHazard(text: string | null): HazardCategory | null {
   if (text === null) return null;
   let category: HazardCategory | null | undefined = memo.get(text);
   if (category === undefined) {
     category = classify(text);
-    // Only blank text classifies as null, and that costs nothing to classify again.
     if (category !== null) memo.set(text, category);
   }
   return category;

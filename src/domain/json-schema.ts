@@ -1,17 +1,10 @@
-/**
- * Builders for the TypeBox schemas of the domain's shapes. The schemas are the single source of
- * those shapes: the domain types are their `Static<>`, the HTTP layer validates, serialises and
- * documents with them.
- */
+/** TypeBox builders; schemas are the single source of the domain shapes (types are their `Static<>`). */
 import { Type, type TSchema } from '@sinclair/typebox';
 
 /** `schema` or null. */
 export const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
 
-/**
- * A string a text column can store: no NUL (PostgreSQL's text refuses it, SQLite would keep it;
- * both engines answer alike only if it never reaches them).
- */
+/** A string with no NUL: PostgreSQL refuses it, SQLite keeps it; engines agree only if it never arrives. */
 export const Text = (options: Record<string, unknown> = {}) =>
   Type.String({ pattern: '^[^\\u0000]*$', ...options });
 

@@ -1,7 +1,4 @@
-/**
- * No personal data in the corpus. Contact fields are dropped by each adapter; this covers the
- * agency prose that is kept verbatim but sometimes names people's e-mail addresses.
- */
+/** No personal data: adapters drop contact fields; this scrubs e-mail addresses from verbatim prose. */
 const EMAIL = /[\w.+-]+@[\w-]+(?:\.[\w-]+)+/g;
 
 export const EMAIL_PLACEHOLDER = '[e-mail address removed]';

@@ -1,9 +1,4 @@
-/**
- * The normalised recall record, as adapters produce it (a draft) and as the store keeps it.
- * Each shape is its TypeBox schema (what the API validates, serialises and documents) and the
- * `Static` type derived from it. `RecallContent` is the part whose change is an amendment
- * (first/last seen and freshness are not).
- */
+/** The normalised recall (draft and stored), each shape a TypeBox schema plus its `Static` type. */
 import { Type, type Static } from '@sinclair/typebox';
 import { CONFIDENCES, IdentifierKindSchema } from './identifiers/kinds.ts';
 import { Nullable, StringEnum } from './json-schema.ts';
@@ -112,11 +107,7 @@ export type Revision = Static<typeof RevisionSchema>;
 /** A record id made only of the characters that pass through unescaped. */
 const PLAIN_RECORD_ID = /^[A-Za-z0-9-]*$/;
 
-/**
- * Derives the stable recall id from the source id and the agency's record id: URL-safe, no
- * `/`, reversible, and the same on every rebuild. Letters, digits and `-` pass through; every
- * other byte becomes `_` and two hex digits.
- */
+/** Stable recall id (URL-safe, reversible): letters, digits and `-` pass; other bytes become `_` + 2 hex. */
 export function recallId(sourceId: string, recordId: string): string {
   if (PLAIN_RECORD_ID.test(recordId)) return `${sourceId}.${recordId}`; // nothing to escape
   let out = '';

@@ -1,8 +1,4 @@
-/**
- * Remedy from the agency's own wording: an ordered rule table mapping what the agency tells
- * people to do onto the contract's remedy values. The first rule that matches wins; wording
- * that names none of them is `other`; no wording at all is `unknown`.
- */
+/** Remedy from agency wording: first matching rule wins; unmatched wording is `other`, none is `unknown`. */
 import type { Remedy } from './taxonomy.ts';
 
 /** One row of the remedy table: the remedy and the wordings that name it. */

@@ -1,7 +1,4 @@
-/**
- * The canonical taxonomies: severity and remedy as the contract names them, and the hazard
- * categories of this service (published as an enum in the OpenAPI document).
- */
+/** Canonical severity and remedy (the contract's) and hazard categories (an OpenAPI enum). */
 import { StringEnum } from './json-schema.ts';
 
 export const SEVERITIES = ['serious', 'high', 'medium', 'low', 'unknown'] as const;
@@ -10,10 +7,7 @@ export type Severity = (typeof SEVERITIES)[number];
 export const REMEDIES = ['repair', 'replace', 'refund', 'dispose', 'stop_use', 'other', 'unknown'] as const;
 export type Remedy = (typeof REMEDIES)[number];
 
-/**
- * Hazard categories. Each is a harm a person can suffer or the defect that causes it, chosen so
- * that every agency's wording maps to one of them; `other` takes what none of them names.
- */
+/** Hazard categories: a harm or its causing defect, so every wording maps to one; `other` for the rest. */
 export const HAZARD_CATEGORIES = [
   'fire',
   'burn',

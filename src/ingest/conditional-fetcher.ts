@@ -1,9 +1,6 @@
 /**
- * One run's PageFetcher: conditional GET over the upstream client and the raw archive. A 304 returns
- * the body an earlier run archived (refetched unconditionally if that file is gone). A page gets
- * validators only if it is the Buffer `get()` returned or its bytes match what `page.url` served,
- * lest a later 304 hand the adapter the wrong bytes. `state()` keeps only this run's addresses,
- * so old runs stop being pinned; the pipeline saves it once the source succeeded.
+ * One run's conditional PageFetcher: a 304 returns the archived body (refetched if gone). A page
+ * gets validators only if its bytes are what `page.url` served, lest a later 304 give wrong bytes.
  */
 import { createHash } from 'node:crypto';
 import type { ArchiveRun, FetchState, FetchStateEntry } from './archive.ts';
@@ -25,7 +22,6 @@ export interface ConditionalFetcher extends PageFetcher {
   get(url: string, init?: PageGetInit): Promise<{ status: 200 | 304; body: Buffer }>;
   /** Archives a yielded page (ArchiveRun.write) and records its address's validators; the file path. */
   archive(page: RawPage): Promise<string>;
-  /** Addresses fetched so far, in order of first fetch. */
   pages(): FetchedPage[];
   /** The fetch state to save once the run succeeded. */
   state(): FetchState;
@@ -51,7 +47,7 @@ interface Fetched {
   archivedAs?: string;
 }
 
-/** The conditional PageFetcher of one run (see the module comment). */
+/** The conditional PageFetcher of one run; `state()` keeps only this run's addresses (unpins old runs). */
 export function createConditionalFetcher(options: ConditionalFetcherOptions): ConditionalFetcher {
   const { client, archiveRun } = options;
   const previous = options.state;

@@ -1,10 +1,8 @@
-/**
- * Failures at an agency, as opposed to bugs in our code. An UpstreamError marks its source
- * failed for this run (its records stay untouched); anything else thrown is a defect.
- */
+/** Failures at an agency, as opposed to defects in our code. */
 export type UpstreamFailure =
   'http_status' | 'timeout' | 'network' | 'too_large' | 'redirect_loop' | 'truncated' | 'format' | 'empty';
 
+/** Marks its source failed for this run (its records stay untouched); anything else thrown is a defect. */
 export class UpstreamError extends Error {
   constructor(
     readonly failure: UpstreamFailure,

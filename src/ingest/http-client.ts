@@ -1,12 +1,6 @@
 /**
- * The upstream HTTP client: one GET against an agency with the whole fetch policy applied —
- * timeouts, retries with exponential backoff and full jitter, conditional GET, a response size
- * cap enforced while streaming, and manually followed (counted) redirects. The pieces live in
- * upstream/: one attempt (attempt.ts), its failures, body, redirects, and the backoff.
- *
- * Every agency-side problem surfaces as an UpstreamError (see errors.ts); anything else thrown
- * is a defect in our code. Built on Node's global fetch (undici), which also decompresses
- * gzip/deflate/br bodies.
+ * The upstream client on Node's fetch: timeouts, jittered backoff, conditional GET, streamed size
+ * cap, counted redirects (pieces in upstream/). Agency-side problems are UpstreamError (errors.ts).
  */
 import { attemptOnce } from './upstream/attempt.ts';
 import { AttemptError } from './upstream/failures.ts';
@@ -33,7 +27,7 @@ export const SERVICE_AGENT = 'recall-alert-service/0.1';
 /** Some agencies' bot filters refuse non-browser agents, so we look like a browser and say who we are. */
 export const DEFAULT_USER_AGENT = `Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0 Safari/537.36 ${SERVICE_AGENT}`;
 
-/** The default cap on a decoded body: 200 MiB. */
+/** Default cap on a decoded body. */
 export const DEFAULT_MAX_BYTES = 200 * 1024 * 1024;
 
 const realSleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));

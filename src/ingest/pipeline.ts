@@ -1,7 +1,6 @@
 /**
- * One ingest run: takes the ingest lease, then for each source fetches (or reads a mirror),
- * archives, parses and applies the whole observation in one transaction. Each source succeeds
- * or fails on its own; a failed source keeps its records and counts a consecutive failure.
+ * One ingest run under the lease: per source fetch (or mirror), archive, parse, apply in one
+ * transaction. A failed source keeps its records and counts a consecutive failure.
  */
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
@@ -14,7 +13,7 @@ import type { UpstreamClient } from './http-client.ts';
 import type { RawPage, SetAside, SourceAdapter } from './source.ts';
 import type { RecallDraft } from '../domain/recall.ts';
 
-/** What a run works with: the store, the adapters, the archive and the upstream client. */
+/** What a run works with. */
 export interface IngestDeps {
   store: Store;
   adapters: readonly SourceAdapter[];
@@ -64,11 +63,7 @@ export interface SourceOutcome {
 export type IngestResult =
   { status: 'completed'; sources: SourceOutcome[] } | { status: 'locked'; holder: string; since: string };
 
-/**
- * The largest share of a run's records (its drafts plus those set aside) that may be set aside:
- * above it, the feed has changed shape rather than served an odd record, and the source fails
- * as schema drift with its records left as they were.
- */
+/** Largest share of a run's records set aside; above it the feed changed shape: drift, records kept. */
 export const MAX_SET_ASIDE_SHARE = 0.2;
 
 const LEASE = 'ingest';
@@ -103,10 +98,7 @@ function oldest(a: string | null, b: string | null): string | null {
   return a < b ? a : b;
 }
 
-/**
- * Runs an ingest of the selected sources under the ingest lease; a source already rebuilt today
- * is skipped unless forced or read from a mirror.
- */
+/** Ingests the selected sources under the lease; one rebuilt today is skipped unless forced or mirrored. */
 export async function runIngest(deps: IngestDeps, options: IngestOptions = {}): Promise<IngestResult> {
   const now = deps.now ?? (() => new Date());
   const log = deps.log ?? (() => {});

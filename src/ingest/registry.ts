@@ -1,7 +1,4 @@
-/**
- * Every source the service knows, one line each. Adding a source is a folder under sources/
- * and a line here; a test keeps this list and the folders in step.
- */
+/** Every source, one line each: a new one is a folder under sources/ and a line here (a test checks). */
 import type { SourceAdapter } from './source.ts';
 import { auAccc } from './sources/au-accc/index.ts';
 import { caHc } from './sources/ca-hc/index.ts';

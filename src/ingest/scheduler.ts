@@ -1,7 +1,4 @@
-/**
- * The daily ingest inside `serve`: once per UTC day, at or after the configured hour, one run
- * is started. What a run does on a day it already ran is the pipeline's own daily gate.
- */
+/** The daily ingest in `serve`: one run per UTC day at or after the configured hour. */
 export interface DailySchedule {
   stop(): void;
 }

@@ -1,11 +1,7 @@
 /**
- * Edge validation for the adapters, one policy for every source: a page is read leniently
- * (unknown fields pass; the fields we read must have the documented type), each record is
- * checked on its own so that one that drifted is set aside with its place and the deepest
- * schema error while the rest of the page is read, and a page that is not of the known shape
- * (not JSON, not well-formed XML, not the outer structure) is drift and fails loudly as
- * UpstreamError('format'). Schemas are compiled once, at module load (TypeBox's compiled
- * checker is many times faster than `Value.Check` over hundreds of thousands of records).
+ * Edge validation for every adapter: unknown fields pass, a drifted record is set aside with its
+ * place and reason, a page of unknown shape is UpstreamError('format'). Schemas compile once, at
+ * module load (many times faster than `Value.Check` over hundreds of thousands of records).
  */
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import { TypeCompiler } from '@sinclair/typebox/compiler';
@@ -19,7 +15,6 @@ export const OptionalText = Type.Optional(Type.Union([Type.String(), Type.Null()
 
 /** A schema compiled into a checker. */
 export interface Validator<T extends TSchema> {
-  /** Whether `value` matches the schema. */
   check(value: unknown): value is Static<T>;
   /** The first place where `value` breaks the schema (the deepest inside a union), as `<path>: <message>`. */
   firstError(value: unknown): string;
@@ -57,11 +52,9 @@ export function pageText(body: Buffer | string): string {
 }
 
 /**
- * Limits of a JSON page, checked before JSON.parse (which has none of its own). Size: 64 MiB,
- * over twice the largest page a source serves (CPSC's whole corpus, about 27 MB). Depth: 32
- * nested arrays and objects, where real pages nest at most 8 deep (UK FSA's); deeper nesting
- * costs JSON.parse no more than the same bytes side by side, but a recursive walk of a parsed
- * value could overflow the stack. The depth scan costs about a sixth of the parse.
+ * JSON page limits, checked before JSON.parse (which has none). Size 64 MiB: over twice the largest
+ * page (CPSC's whole corpus, ~27 MB). Depth 32, real pages nest ≤ 8 (UK FSA): a recursive walk of
+ * a deeper value could overflow the stack. The depth scan costs about a sixth of the parse.
  */
 export const JSON_LIMITS = { maxBytes: 64 * 1024 * 1024, maxDepth: 32 } as const;
 
@@ -87,10 +80,8 @@ function nestsDeeper(json: Buffer, max: number): boolean {
 }
 
 /**
- * A reader of one source's JSON pages: parses the body (a leading byte-order mark is allowed)
- * and checks its outer shape against `shape`. The reader throws UpstreamError('too_large') past
- * {@link JSON_LIMITS}.maxBytes and UpstreamError('format') as `<what> is not JSON: …`,
- * `<what> nests deeper than …` or `<what> is not <shapeName>: <place>: <error>`.
+ * A reader of one source's JSON pages (BOM allowed), checking the outer `shape`. Throws
+ * UpstreamError('too_large') past {@link JSON_LIMITS}.maxBytes, else 'format' naming `<what>`.
  */
 export function jsonPageReader<T extends TSchema>(
   shape: T,
@@ -123,11 +114,9 @@ export function jsonPageReader<T extends TSchema>(
 }
 
 /**
- * Limits of an XML page, passed to fast-xml-parser explicitly so that a change of its defaults
- * cannot lift them. Elements nest at most 32 deep (feeds nest 4 to 6). Entities declared in a
- * DOCTYPE (feeds declare none; the five XML entities and character references are not
- * counted): at most 16, of 1024 characters each, expanded at most 10 000 times and growing the
- * text by at most 256 Ki characters in all. HTML entities are not expanded.
+ * XML page limits, explicit so a change of fast-xml-parser's defaults cannot lift them. Nesting ≤ 32
+ * (feeds: 4–6). DOCTYPE entities (feeds declare none): ≤ 16, 1024 chars each, ≤ 10 000 expansions,
+ * ≤ 256 Ki chars of growth in all. HTML entities are not expanded.
  */
 export const XML_LIMITS = {
   maxDepth: 32,
@@ -157,11 +146,7 @@ export function createXmlParser(options: X2jOptions): XMLParser {
   });
 }
 
-/**
- * Parses an XML page with `parser` once it is known to be well-formed (a leading byte-order mark
- * is allowed); throws UpstreamError('format') as `<what> is not well-formed XML: <error> (line n)`,
- * or as `<what> is refused: <error>` past the parser's limits ({@link XML_LIMITS}).
- */
+/** Parses an XML page (BOM allowed); UpstreamError('format') if malformed or past {@link XML_LIMITS}. */
 export function parseXmlPage(parser: XMLParser, body: Buffer | string, what: string, url?: string): unknown {
   const xml = pageText(body);
   const valid = XMLValidator.validate(xml);
@@ -189,11 +174,7 @@ export interface CheckedRecords<T> {
 /** Longest reason kept for a record set aside (an agency's value quoted in it can be long). */
 const MAX_REASON = 300;
 
-/**
- * Checks each record of a page on its own against `validator`. `place(i)` names the record's
- * place (`items[3]`), `idOf` reads the agency's id from the raw record when it can, and `refuse`
- * may reject a record that matches the schema but cannot be used (no id), with the reason.
- */
+/** Checks each record alone; `place(i)` names it, `idOf` reads its id, `refuse` rejects unusable ones. */
 export function checkRecords<T extends TSchema>(
   items: readonly unknown[],
   validator: Validator<T>,

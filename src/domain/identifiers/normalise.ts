@@ -1,8 +1,4 @@
-/**
- * The one normaliser that ingestion, single lookups and catalogue checks share, so a value
- * supplied by a caller is normalised exactly as it was at ingestion
- * (../shared/spec/identifiers.md).
- */
+/** The one normaliser shared by ingestion, lookups and checks (../shared/spec/identifiers.md). */
 import { normaliseGtin } from './gtin.ts';
 import { IDENTIFIER_KINDS, parseKind, reject, type Normalised } from './kinds.ts';
 import { cleanTextWithin, stripLabel } from './labels.ts';
@@ -11,21 +7,12 @@ import { isPlaceholder, normaliseTextCode } from './text-codes.ts';
 import { normaliseUdi } from './udi.ts';
 import { normaliseVin } from './vin.ts';
 
-/**
- * Values longer than this many UTF-16 code units are refused (`invalid_length`) unread, and so
- * are values whose NFKC form is longer: the work per value is bounded after normalisation.
- */
+/** Longest value (and NFKC form), in UTF-16 units; longer is `invalid_length` unread, bounding the work. */
 export const MAX_VALUE_LENGTH = 512;
 
 /**
- * Normalises one identifier value of the given kind (case-insensitive: `UPC` is `upc`).
- *
- * Returns the canonical form used for matching (14-digit GTIN, 11- or 9-digit NDC,
- * `hibcc:<DI>` …), with `checkDigitValid` for a VIN and `lot` for a UDI that carries one; or a
- * rejection with its reason and a short sentence for API users in `detail`. Before any rule
- * the value goes through Unicode NFKC, trimming and label stripping (`UPC:`, `Lot #` …);
- * placeholder text (`N/A`, `All lots`, `No UDI Codes provided`) is `empty`. Never guesses:
- * no check digit is repaired and no ambiguous value is resolved. Pure and synchronous.
+ * Normalises a value of `kind` (any case) to its canonical form (14-digit GTIN, `hibcc:<DI>` …) or
+ * a rejection with `detail`; NFKC, trim and label stripping first, placeholders are `empty`. Never guesses.
  */
 export function normaliseIdentifier(kind: string, value: string): Normalised {
   const k = typeof kind === 'string' ? parseKind(kind) : undefined;

@@ -1,6 +1,6 @@
 /**
- * VINs (../shared/spec/identifiers.md, "Rules per kind"): the 49 CFR 565 check digit is reported,
- * not required, because European VINs legitimately fail it.
+ * VINs (../shared/spec/identifiers.md, "Rules per kind"): the check digit is reported, not
+ * required, because European VINs legitimately fail it.
  */
 import type { Rejection } from './kinds.ts';
 

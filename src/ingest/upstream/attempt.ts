@@ -1,8 +1,4 @@
-/**
- * One attempt of a GET: the request with our headers, a whole-attempt timer and an idle timer,
- * redirects followed by hand, the status judged, and the body read under the size cap. Every
- * failure leaves as an AttemptError for the retry loop to judge.
- */
+/** One GET attempt: whole and idle timers, counted redirects, status judged, capped body; fails as AttemptError. */
 import { UpstreamError } from '../errors.ts';
 import { discard, readBody } from './body.ts';
 import { AttemptError, fatal, networkError } from './failures.ts';
@@ -111,8 +107,7 @@ export async function attemptOnce(
         timedOut: () => abortReason !== undefined,
         timeoutError: (cause) => timedOut(url, cause),
       });
-      // Without content-encoding the declared length is the body's; undici normally catches a
-      // short body itself (premature close), this is the belt to those braces.
+      // Without content-encoding the declared length is the body's: a backstop to undici's own check.
       if (Number.isFinite(declared) && !res.headers.has('content-encoding') && body.length !== declared) {
         throw new AttemptError(
           new UpstreamError('truncated', `${url}: got ${body.length} of ${declared} declared bytes`, { url }),

@@ -1,7 +1,4 @@
-/**
- * How one attempt fails: every agency-side problem becomes an UpstreamError, wrapped with
- * whether a retry can help and how long the agency asked us to wait.
- */
+/** How an attempt fails: an UpstreamError, with whether a retry helps and any wait the agency asked for. */
 import { UpstreamError, type UpstreamFailure } from '../errors.ts';
 
 /** Failures worth another attempt. */

@@ -8,20 +8,14 @@ export interface BackoffPolicy {
   random: () => number;
 }
 
-/**
- * The wait before retry `attempt + 1`: the agency's Retry-After when it sent one, else a
- * uniform draw below `base * 2^attempt`; both capped at `backoffMaxMs`.
- */
+/** Wait before retry `attempt + 1`: Retry-After, else uniform below `base * 2^attempt`; ≤ `backoffMaxMs`. */
 export function backoffDelay(err: AttemptError, attempt: number, policy: BackoffPolicy): number {
   if (err.retryAfterMs !== undefined) return Math.min(policy.backoffMaxMs, err.retryAfterMs);
   const ceiling = Math.min(policy.backoffMaxMs, policy.backoffBaseMs * 2 ** attempt);
   return Math.floor(policy.random() * ceiling);
 }
 
-/**
- * Parses Retry-After (delay-seconds or an HTTP-date) into ms from now; undefined when absent or
- * unparseable. A date in the past gives 0.
- */
+/** Retry-After (seconds or HTTP-date) as ms from now, 0 if past; undefined if absent or unparseable. */
 export function parseRetryAfter(value: string | null, now: number = Date.now()): number | undefined {
   if (value === null) return undefined;
   const trimmed = value.trim();

@@ -1,20 +1,11 @@
-/**
- * The upstream client's public shapes: its policy, what a GET takes and gives back, and what a
- * retry reports.
- */
+/** The upstream client's public shapes: policy, GET in and out, retry report. */
 import type { UpstreamError } from '../errors.ts';
 
 /** Policy for an upstream client. Every field is optional; the defaults are listed per field. */
 export interface UpstreamClientOptions {
-  /**
-   * Budget for one attempt, from sending the request to the last body byte, in ms. Default 60000.
-   * Each retry gets a fresh budget. Raise it for bulk downloads.
-   */
+  /** Budget per attempt (request to last body byte), ms, fresh per retry. Default 60000. */
   timeoutMs?: number;
-  /**
-   * Longest silence tolerated within an attempt, in ms: waiting for the response headers
-   * (which covers connecting) and between two body chunks. Default 30000.
-   */
+  /** Longest silence before headers (incl. connecting) or between body chunks, ms. Default 30000. */
   idleTimeoutMs?: number;
   /** Retries after the first attempt (so `retries + 1` attempts at most). Default 3. */
   retries?: number;
@@ -39,7 +30,7 @@ export interface UpstreamClientOptions {
 /** What is about to be retried and after how long. */
 export interface RetryInfo {
   url: string;
-  /** 1 for the first retry. */
+  /** 1-based. */
   retry: number;
   delayMs: number;
   error: UpstreamError;
@@ -61,7 +52,6 @@ export interface UpstreamGetInit {
 export interface UpstreamResponse {
   /** 200 for a body (any 2xx is reported as 200); 304 when a conditional GET found no change. */
   status: 200 | 304;
-  /** The final address, after redirects. */
   url: string;
   /** The decoded body; empty on 304. */
   body: Buffer;
@@ -74,10 +64,8 @@ export interface UpstreamResponse {
 /** A GET against agencies with the whole fetch policy applied. */
 export interface UpstreamClient {
   /**
-   * GETs `url` with the client's policy. Resolves with a 200 or (only when validators were sent)
-   * a 304; rejects with UpstreamError for every agency-side failure, after retries where a retry
-   * can help (5xx, 429, timeouts, network errors, truncated bodies). Other 4xx, 'too_large' and
-   * 'redirect_loop' fail at once.
+   * Resolves with 200, or 304 only when validators were sent; rejects with UpstreamError, retrying
+   * 5xx, 429, timeouts, network errors and truncated bodies (other 4xx, too_large, redirect_loop: at once).
    */
   get(url: string, init?: UpstreamGetInit): Promise<UpstreamResponse>;
 }

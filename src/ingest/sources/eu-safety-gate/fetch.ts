@@ -23,10 +23,7 @@ export function safetyGateListUrl(baseUrl: string): string {
   return `${trimBase(baseUrl)}${SAFETY_GATE_LIST_PATH}`;
 }
 
-/**
- * One report's address, built on our base (listed ones are absolute, bypassing a mirror, and may
- * end in a comma); without `search` the server answers with a JavaScript shell.
- */
+/** A report's address on our base (listed ones bypass a mirror); without `search` it answers a JS shell. */
 export function safetyGateReportUrl(baseUrl: string, id: string): string {
   return (
     `${trimBase(baseUrl)}/safety-gate-alerts/api/download/weeklyReport/detail/xml/${id}` +

@@ -1,7 +1,4 @@
-/**
- * The openFDA enforcement adapter, shared by the food, drug and device feeds: they differ only
- * in their endpoint path and their SourceMeta.
- */
+/** The openFDA enforcement adapter; food, drug and device differ only in path and SourceMeta. */
 import type { ParsedPage, RawPage, SourceAdapter, SourceMeta } from '../../source.ts';
 import { fetchOpenFdaEnforcement } from './fetch.ts';
 import { normaliseOpenFdaRecord, type OpenFdaProductPath } from './normalise.ts';

@@ -1,9 +1,6 @@
 /**
- * Paging through an openFDA enforcement endpoint. openFDA caps `limit` at 1000 and `skip` at
- * 25000, so the feed is read in `report_date` slices: one per year from 2004 (the first year of
- * the Enforcement Report) to the current year, each paged with `skip`; a slice holding more
- * than the cap allows is split in two halves by date, recursively. openFDA answers a search
- * with no match with 404 `{"error":{"code":"NOT_FOUND"}}`: an empty slice, not a failure.
+ * openFDA caps `limit` at 1000 and `skip` at 25000, so the feed is read in yearly `report_date`
+ * slices from 2004, paged by `skip`, halved recursively when over the cap. 404 NOT_FOUND is an empty slice.
  */
 import type { FetchContext, RawPage } from '../../source.ts';
 import { UpstreamError } from '../../errors.ts';
@@ -12,10 +9,8 @@ import { parseOpenFdaPage } from './schema.ts';
 
 export const OPENFDA_PAGE_LIMIT = 1000;
 /**
- * Largest page accepted: 16 MiB. A page holds at most 1000 records of about 1.3 KB each (real
- * pages of ../shared/upstream-samples), so about 1.3 MB, and 16 MiB leaves room for records
- * averaging 16 KB. A larger page fails the source as 'too_large' instead of holding gigabytes
- * while it is parsed (a 195 MB page took 5 GB), well below the client's global cap.
+ * Largest page: 16 MiB. Real pages are ~1.3 MB (1000 records × ~1.3 KB, ../shared/upstream-samples);
+ * a larger one is 'too_large' rather than gigabytes while parsed (a 195 MB page took 5 GB).
  */
 export const OPENFDA_MAX_PAGE_BYTES = 16 * 1024 * 1024;
 export const OPENFDA_MAX_SKIP = 25000;
@@ -53,10 +48,7 @@ function isNotFound(error: unknown): boolean {
   return error instanceof UpstreamError && error.failure === 'http_status' && error.details.status === 404;
 }
 
-/**
- * Fetches every page of an openFDA enforcement endpoint, yielding each body as served, named
- * `page-0001.json`, `page-0002.json` … in request order.
- */
+/** Fetches every page of an enforcement endpoint as served, named `page-0001.json` … in request order. */
 export async function* fetchOpenFdaEnforcement(
   ctx: FetchContext,
   productPath: OpenFdaProductPath,

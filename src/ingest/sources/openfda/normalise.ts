@@ -1,7 +1,4 @@
-/**
- * One openFDA enforcement record → one RecallDraft. Shared by the food, drug and device feeds,
- * which serve the same record shape. Pure: no I/O, no clock.
- */
+/** One openFDA enforcement record (food, drug or device: one shape) → one RecallDraft. Pure. */
 import { compactToIsoDate } from '../../../domain/dates.ts';
 import { classifyHazard } from '../../../domain/hazard-rules.ts';
 import type { Identifier, RecallDraft } from '../../../domain/recall.ts';
@@ -44,11 +41,7 @@ const LABEL_BREAK =
 /** The characters at which a clause can end (each is examined further below). */
 const BREAK_CANDIDATE = /[,;:.\s]/;
 
-/**
- * A short product name: the first clause of the product description (up to the first `,`,
- * `;`, `: `, full stop, identifier label or, after three words, run of spaces, outside
- * brackets), whitespace collapsed, at most 120 characters, cut at a word boundary.
- */
+/** Short product name: the description's first clause outside brackets, ≤ 120 chars at a word boundary. */
 export function productTitle(description: string | null | undefined): string | null {
   const d = (description ?? '').trim();
   if (d === '') return null;
@@ -114,8 +107,7 @@ export function normaliseOpenFdaRecord(record: OpenFdaRecord, productPath: OpenF
   const brands = [
     ...new Set((record.openfda?.brand_name ?? []).map((b) => b.trim()).filter((b) => b !== '')),
   ];
-  // The fields of the enforcement report that name this product's codes. The reason is not
-  // read: the codes it names are those of the other products of a recall event.
+  // Codes from these fields only: those the reason names belong to the recall event's other products.
   const prose = [record.product_description, record.code_info, record.more_code_info]
     .filter((t): t is string => typeof t === 'string' && t !== '')
     .map((t) => extractLabelledIdentifiers(t));

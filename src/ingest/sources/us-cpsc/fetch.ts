@@ -20,8 +20,8 @@ export function cpscRecallUrl(baseUrl: string, since: Date | null, now: Date): s
 }
 
 /**
- * Yields the one answer as `recalls.json`, validated first so CPSC's in-band error record fails
- * here before it is archived; an empty array is yielded too (readme.md, "An empty window").
+ * Yields `recalls.json`, validated first so an in-band error record is not archived; `[]` is
+ * yielded too (readme.md, "An empty window").
  */
 export async function* fetchCpscRecalls(ctx: FetchContext): AsyncGenerator<RawPage> {
   const url = cpscRecallUrl(ctx.baseUrl, ctx.since, ctx.now);

@@ -1,7 +1,4 @@
-/**
- * NHTSA publishes its recall campaigns as one flat file, rebuilt daily: no API lists them all.
- * A run downloads the post-2010 zip (about 14 MB) once and yields it exactly as served.
- */
+/** NHTSA has no listing API: one flat file, rebuilt daily; a run yields the post-2010 zip (~14 MB). */
 import type { FetchContext, RawPage } from '../../source.ts';
 
 /** The file's name, also its archive page name. */
@@ -12,7 +9,7 @@ export function flatRclUrl(baseUrl: string): string {
   return `${baseUrl.replace(/\/+$/, '')}/odi/ffdd/rcl/${FLAT_RCL_FILE}`;
 }
 
-/** Fetches the flat file. Throws UpstreamError on any agency-side failure. */
+/** Fetches the flat file; throws UpstreamError on agency-side failure. */
 export async function* fetchFlatRcl(ctx: FetchContext): AsyncGenerator<RawPage> {
   const url = flatRclUrl(ctx.baseUrl);
   const { body } = await ctx.fetcher.get(url);

@@ -1,8 +1,6 @@
 /**
- * FLAT_RCL rows → one RecallDraft per NHTSA campaign. The file has one row per campaign × make ×
- * model × model year × component; the rows of a campaign are merged, in any order, into the same
- * draft (every choice below is order-independent, so a rebuilt file never amends a record by
- * merely reordering rows). Pure: no I/O, no clock.
+ * FLAT_RCL rows (one per campaign × make × model × year × component) → one RecallDraft per campaign.
+ * Every choice is order-independent, so reordered rows never amend a record. Pure.
  */
 import { compactToIsoDate } from '../../../domain/dates.ts';
 import { classifyHazard } from '../../../domain/hazard-rules.ts';
@@ -34,11 +32,7 @@ export function nhtsaRecallUrl(campno: string): string {
   return `https://www.nhtsa.gov/recalls?nhtsaId=${encodeURIComponent(campno)}`;
 }
 
-/**
- * A narrative field as text: HTML tags NHTSA leaves in its narratives (`<A HREF=…>…</A>`) go,
- * their text stays; entities are decoded (`&nbsp;` as a plain space); otherwise the wording is
- * kept as served.
- */
+/** A narrative as text: HTML tags (`<A HREF=…>`) dropped, entities decoded, wording as served. */
 export function narrativeText(value: string): string {
   return decodeEntitiesOnce(value.replace(/<\/?[A-Za-z][^<>]*>/g, '').replace(/&nbsp;/gi, ' ')).trim();
 }
@@ -57,11 +51,7 @@ function modelYear(value: string): number | null {
   return year >= 1900 && year <= 2100 ? year : null;
 }
 
-/**
- * A copy of a string that does not keep the text it was cut from alive: V8 represents a
- * substring as a view of its parent, so a campaign keeping one field of a row would otherwise
- * keep the whole slice of the file it came from in memory.
- */
+/** A detached copy: a V8 substring would keep the whole file slice it was cut from in memory. */
 function detach(value: string): string {
   return value.length < 16 ? value : (' ' + value).slice(1);
 }
@@ -168,7 +158,6 @@ export class CampaignMerger {
     if (created !== null && (this.newestRecord === null || created > this.newestRecord)) {
       this.newestRecord = created;
     }
-    // Narratives are chosen as served and cleaned once per campaign, in campaignDraft.
     c.defect = pickText(c.defect, row.defect);
     c.consequence = pickText(c.consequence, row.consequence);
     c.correctiveAction = pickText(c.correctiveAction, row.correctiveAction);
@@ -220,10 +209,7 @@ function campaignTitle(c: Campaign): string | null {
   return title === '' ? null : title;
 }
 
-/**
- * The hazard named by the consequence summary; when it names none (or is empty, as on some older
- * records), the one named by the defect summary.
- */
+/** The hazard named by the consequence summary, else (none or empty, as on older records) the defect's. */
 function campaignHazard(consequence: string, defect: string): HazardCategory | null {
   const fromConsequence = classifyHazard(consequence || null);
   if (fromConsequence !== null && fromConsequence !== 'other') return fromConsequence;
@@ -246,10 +232,8 @@ const PART_TOKEN = /^[A-Za-z0-9](?:[A-Za-z0-9._/-]*[A-Za-z0-9])?$/;
 const PART_SEPARATOR = /\s*[,;|\n]\s*|\s+\/\s+|\s+(?:and|or|&)\s+/i;
 
 /**
- * Part numbers from MFR_COMP_PTNO, NHTSA's field for the manufacturer's component part number:
- * a dedicated field, so `exact`, stored as kind `model` (the contract has no part kind, and the
- * model family is where part numbers are matched). Only clean tokens are taken: a value with
- * spaces, without a digit, a year, a placeholder (`N/A`, `UNKNOWN`) or a short number is left out.
+ * Part numbers from MFR_COMP_PTNO: a dedicated field, so `exact`, kind `model` (the contract has no
+ * part kind). Clean tokens only: no spaces, a digit, not a year, placeholder or short number.
  */
 export function partNumberIdentifiers(values: Iterable<string>): Identifier[] {
   const out: Identifier[] = [];
@@ -271,11 +255,8 @@ export function partNumberIdentifiers(values: Iterable<string>): Identifier[] {
 const ITEM_RECALL_TYPES = new Set(['E', 'T', 'C']);
 
 /**
- * Labelled model, lot and barcode values in the defect summary of an equipment, tire or
- * child-seat campaign ("MODEL NUMBERS 22-190, 22-191 …"): `inferred`, as from any prose. Vehicle
- * campaigns are skipped (a "MODEL" there is a vehicle model or trim, not an identifier a merchant
- * matches on), and so are the corrective action and notes of every campaign: the part numbers
- * they name are usually the replacement parts, which are safe, and the notes hold contacts.
+ * Labelled identifiers in the defect summary of item campaigns (`inferred`). Vehicle campaigns are
+ * skipped ("MODEL" is a trim there); so are corrective actions (safe replacement parts) and notes (contacts).
  */
 function proseIdentifiers(c: Campaign, defect: string): Identifier[] {
   if (defect === '' || ![...c.recallTypes].some((t) => ITEM_RECALL_TYPES.has(t))) return [];

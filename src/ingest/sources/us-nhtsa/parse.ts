@@ -1,18 +1,10 @@
-/**
- * Reading the FLAT_RCL file: the zip NHTSA serves (one tab-separated text file inside), or that
- * text file itself. Rows are read in slices of a few megabytes cut at line ends, so the
- * 300 MB text of the full file never becomes one JavaScript string.
- */
+/** Reads FLAT_RCL (zip or its text file) in slices cut at line ends: 300 MB never becomes one string. */
 import { UpstreamError, formatError } from '../../errors.ts';
 import type { SetAside } from '../../source.ts';
 import { parseFlatRclRow, type FlatRclRow } from './schema.ts';
 import { listZipEntries, readZipEntry } from './zip.ts';
 
-/**
- * Largest text file accepted inside the zip: 512 MiB, some twice the whole file of today (about
- * 300 MB with the pre-2010 part, which is not read). The text is held in memory once, so this
- * bounds the memory of a run of this source.
- */
+/** Largest text file in the zip: 512 MiB, ~twice today's whole file (~300 MB); bounds the run's memory. */
 export const MAX_UNZIPPED_BYTES = 512 * 1024 * 1024;
 /** Bytes of text decoded at a time (cut at the next line end). */
 const SLICE_BYTES = 8 * 1024 * 1024;
@@ -25,11 +17,7 @@ export function isZip(body: Uint8Array): boolean {
   return body.length >= 4 && body[0] === 0x50 && body[1] === 0x4b && (body[2] === 3 || body[2] === 5);
 }
 
-/**
- * The tab-separated text of a page: the one `.txt` file inside a zip, or the body itself. The
- * entries are counted from the central directory before anything is inflated, and the one
- * file is inflated under `maxBytes`.
- */
+/** The zip's one `.txt` (counted before inflating, inflated under `maxBytes`), or the body itself. */
 export function flatRclText(body: Buffer, url?: string, maxBytes = MAX_UNZIPPED_BYTES): Buffer {
   if (!isZip(body)) return body;
   const files = listZipEntries(body, url).filter((entry) => !entry.name.endsWith('/'));
@@ -44,10 +32,7 @@ export function flatRclText(body: Buffer, url?: string, maxBytes = MAX_UNZIPPED_
   return readZipEntry(body, texts[0]!, maxBytes, url);
 }
 
-/**
- * The file's line end: CRLF when it ends most lines of the first megabyte (so a stray LF inside a
- * narrative stays text), else LF.
- */
+/** CRLF if it ends most lines of the first megabyte (a stray LF in a narrative stays text), else LF. */
 function lineEnd(text: Buffer): Buffer {
   const head = text.subarray(0, 1024 * 1024);
   let lf = 0;
@@ -60,15 +45,9 @@ function lineEnd(text: Buffer): Buffer {
 }
 
 /**
- * Calls `onRow` for every row of the tab-separated text, in file order. Rows end in CRLF (or
- * in LF when the file uses LF); empty lines are skipped; fields are split on tabs with no
- * quoting (a `"` is an ordinary character in the narratives). A row that does not have the
- * documented shape is handed to `onSetAside` with its line and the reason, or, without it,
- * throws UpstreamError('format') naming the row.
- *
- * Split by hand rather than with csv-parse: with quoting off, a row is exactly `split('\t')`,
- * and csv-parse reads about 15 MB/s here, which would hold the event loop of `serve` for some
- * 20 seconds on the 300 MB file; this takes about one.
+ * Calls `onRow` per row in file order; tabs split fields, no quoting; a malformed row goes to
+ * `onSetAside`, or throws UpstreamError('format'). Split by hand: csv-parse (~15 MB/s) would block
+ * `serve`'s event loop ~20 s on the 300 MB file; this takes about one.
  */
 export function forEachFlatRclRow(
   text: Buffer,

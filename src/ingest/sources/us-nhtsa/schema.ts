@@ -1,10 +1,6 @@
 /**
- * One row of NHTSA's FLAT_RCL flat file, validated leniently at the edge. The file has no
- * header: fields are known by position only (RCL.txt, the data dictionary NHTSA publishes beside
- * the file). Rows grew over the years: 24 fields since 2008, 27 since March 2020 (manufacturer
- * component name, description and part number), 29 since May 2025 (the Do Not Drive and Park
- * Outside advisories). Fewer than 24 or more than 29 fields, a campaign number of another shape
- * or an advisory flag other than Yes/No is drift, and fails here as a format error.
+ * One FLAT_RCL row; no header, fields by position (NHTSA's RCL.txt). 24 fields since 2008, 27 since
+ * March 2020 (part numbers), 29 since May 2025 (advisories); any other count is a format error.
  */
 import { formatError } from '../../errors.ts';
 
@@ -48,10 +44,7 @@ export const MIN_FIELDS = 24;
 /** The most fields a row may have (the layout since May 2025). */
 export const MAX_FIELDS = FLAT_RCL_FIELDS.length;
 
-/**
- * The fields the adapter reads, as strings exactly as served (`''` when empty or absent on an
- * older, shorter row). Advisory flags are booleans: `Yes` → true, `No` or empty → false.
- */
+/** The fields read, as served (`''` when empty or absent); advisory flags `Yes` → true, else false. */
 export interface FlatRclRow {
   campno: string;
   make: string;
@@ -91,10 +84,7 @@ function flag(fields: readonly string[], name: FlatRclField, line: number, url?:
   throw formatError(`FLAT_RCL line ${line}: ${name} is "${value.slice(0, 20)}", expected Yes or No`, url);
 }
 
-/**
- * Validates one row (its tab-separated fields) and picks the fields the adapter reads. Throws
- * UpstreamError('format') naming the line when the row does not have the documented shape.
- */
+/** Validates one row and picks the fields read; UpstreamError('format') naming the line on drift. */
 export function parseFlatRclRow(fields: readonly string[], line: number, url?: string): FlatRclRow {
   if (fields.length < MIN_FIELDS || fields.length > MAX_FIELDS) {
     throw formatError(
@@ -121,8 +111,7 @@ export function parseFlatRclRow(fields: readonly string[], line: number, url?: s
     defect: field(fields, 'DESC_DEFECT'),
     consequence: field(fields, 'CONEQUENCE_DEFECT'),
     correctiveAction: field(fields, 'CORRECTIVE_ACTION'),
-    // Fields 25-26 of some pre-2020 rows held other things (a date and a subject line), so only
-    // field 27, which no older layout had, is read of the manufacturer-supplied fields.
+    // Fields 25-26 held other things before 2020; only field 27 is read.
     partNumber: fields.length >= 27 ? field(fields, 'MFR_COMP_PTNO') : '',
     doNotDrive: flag(fields, 'DO_NOT_DRIVE', line, url),
     parkOutside: flag(fields, 'PARK_OUTSIDE', line, url),

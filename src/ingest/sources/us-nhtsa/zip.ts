@@ -1,9 +1,6 @@
 /**
- * Just enough of the zip format for the FLAT_RCL download: the entries are listed from the
- * central directory without inflating anything, and one chosen entry is then inflated with
- * node:zlib under a byte cap, so a small archive that expands enormously is refused at the cap
- * (APPNOTE.TXT 4.3: end of central directory, central directory headers, local headers).
- * Zip64, encryption and methods other than stored and deflate are refused: NHTSA uses none.
+ * Enough zip (APPNOTE.TXT 4.3) for FLAT_RCL: entries listed from the central directory, one inflated
+ * under a byte cap (a zip bomb stops at the cap). Zip64, encryption, methods but stored/deflate refused.
  */
 import { crc32, inflateRawSync } from 'node:zlib';
 import { UpstreamError, formatError } from '../../errors.ts';
@@ -59,11 +56,7 @@ export function listZipEntries(zip: Buffer, url?: string): ZipEntry[] {
   return entries;
 }
 
-/**
- * The bytes of one entry. Refuses with UpstreamError('too_large') an entry declaring more than
- * `maxBytes`, and inflates at most its declared size (so at most `maxBytes`): inflation stops
- * as soon as the output passes it. A size or checksum other than declared is a format error.
- */
+/** One entry: 'too_large' if declared over `maxBytes`, inflation stops past it; mismatch is 'format'. */
 export function readZipEntry(zip: Buffer, entry: ZipEntry, maxBytes: number, url?: string): Buffer {
   const fail = (why: string): UpstreamError => formatError(`FLAT_RCL zip entry ${entry.name} ${why}`, url);
   if (entry.size > maxBytes) {
