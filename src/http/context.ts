@@ -6,7 +6,6 @@ import type { SourceMeta } from '../ingest/source.ts';
 import type { Store } from '../store/database.ts';
 import type { ApiKeyRecord } from '../store/keys-store.ts';
 import type { BurstDecision, BurstLimiter } from './gates/burst-limiter.ts';
-import type { CorpusTag } from './gates/etag.ts';
 
 /** Who is calling, as resolved from the request's key headers. */
 export type AuthState =
@@ -25,6 +24,12 @@ export interface QuotaHold {
   reserved: Metered;
   deferred: Metered;
   refund: boolean;
+}
+
+/** The tag of one corpus-backed request at one version, and whether it has been answered 200. */
+export interface CorpusTag {
+  readonly tag: string;
+  answered: boolean;
 }
 
 declare module 'fastify' {

@@ -6,16 +6,10 @@
 import { createHash } from 'node:crypto';
 import fp from 'fastify-plugin';
 import { LRUCache } from 'lru-cache';
-import { keyRule } from '../context.ts';
+import { keyRule, type CorpusTag } from '../context.ts';
 
 function weakTag(...parts: (string | number)[]): string {
   return `W/"${createHash('sha1').update(parts.join('\u0000')).digest('base64url').slice(0, 22)}"`;
-}
-
-/** The tag of one corpus-backed request at one version, and whether it has been answered 200. */
-export interface CorpusTag {
-  readonly tag: string;
-  answered: boolean;
 }
 
 /** `weakTag` of corpus-backed responses, remembered for the last 20,000 (version, key part, URL). */
