@@ -1,5 +1,5 @@
 /** A key's catalogue check: idempotent replay, identifier quota, one set-based match, receipt plus charge. */
-import { createHash } from 'node:crypto';
+import { sha256 } from '../domain/sha256.ts';
 import { Type, type Static } from '@sinclair/typebox';
 import { randomBase62 } from '../domain/api-keys.ts';
 import { buildReceipt, planCheck, type CheckReceipt } from '../domain/check.ts';
@@ -72,9 +72,7 @@ export function assertWellFormed(input: CheckInput): void {
 }
 
 function requestHash(input: CheckInput): string {
-  return createHash('sha256')
-    .update(JSON.stringify([input.label ?? null, input.identifiers.map((i) => [i.kind, i.value])]))
-    .digest('hex');
+  return sha256(JSON.stringify([input.label ?? null, input.identifiers.map((i) => [i.kind, i.value])]));
 }
 
 /** The outcome of an Idempotency-Key's last use: a receipt to replay, or the generation a new receipt takes. */

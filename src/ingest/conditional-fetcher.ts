@@ -2,7 +2,7 @@
  * One run's conditional PageFetcher: a 304 returns the archived body (refetched if gone). A page
  * gets validators only if its bytes are what `page.url` served, lest a later 304 give wrong bytes.
  */
-import { createHash } from 'node:crypto';
+import { sha256 } from '../domain/sha256.ts';
 import type { ArchiveRun, FetchState, FetchStateEntry } from './archive.ts';
 import type { UpstreamClient, UpstreamResponse } from './http-client.ts';
 import type { PageFetcher, PageGetInit, RawPage } from './source.ts';
@@ -136,8 +136,4 @@ function withValidators<T extends object>(
   v: { etag?: string; lastModified?: string },
 ): T & Omit<FetchStateEntry, 'file'> {
   return { ...init, ...validators(v) };
-}
-
-function sha256(body: Buffer): string {
-  return createHash('sha256').update(body).digest('hex');
 }
