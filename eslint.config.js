@@ -90,6 +90,27 @@ export default tseslint.config(
     },
   },
   {
+    // The typed client ships to users: it may use src/domain (the normaliser and digests), never the server.
+    files: ['src/client/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          paths: [...IO_MODULES, ...LIBRARIES].map((name) => ({
+            name,
+            message: "src/client runs in users' programs: fetch only, no server libraries.",
+          })),
+          patterns: [
+            {
+              group: ['../store/*', '../http/*', '../ingest/*', '../cli/*', '../config*'],
+              message: 'src/client imports only itself and src/domain.',
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
     files: ['src/http/**/*.ts'],
     rules: {
       'no-restricted-imports': [

@@ -1,13 +1,30 @@
 /**
- * The floor the service is measured against: the same HTTP framework (Fastify, logger off, as
- * the service runs it in the benchmark) answering one JSON route with no gates, no database and
- * no schema. `PORT=… node --import tsx bench/bare-server.ts`.
+ * The floor each row is measured against: the same HTTP framework (Fastify, logger off) answering, with no
+ * gates, no database and no serialisation, exactly the bytes the service answered for that row, held as one
+ * buffer (the cheapest way to send them: no per-request encoding, as the answer cache sends). bench/run.ts
+ * captures the service's answer (status, content type, body) and sets it here with `PUT /answer` before the
+ * row; `/bare` then answers it to any method (a JSON request body is parsed, as the service parses it).
+ * `PORT=… node --import tsx bench/bare-server.ts`.
  */
 import Fastify from 'fastify';
 
-const app = Fastify({ logger: false });
-const body = { data: [], meta: { count: 0, limit: 50, next_cursor: null, data_as_of: '2026-06-17' } };
-app.get('/bare', async () => body);
+interface Answer {
+  status: number;
+  type: string;
+  body: string;
+}
+
+const app = Fastify({ logger: false, bodyLimit: 64 * 1024 * 1024 });
+let answer: Answer = { status: 200, type: 'application/json; charset=utf-8', body: '{"data":[]}' };
+let bytes = Buffer.from(answer.body, 'utf8');
+app.put('/answer', async (request) => {
+  answer = request.body as Answer;
+  bytes = Buffer.from(answer.body, 'utf8');
+  return { bytes: bytes.length };
+});
+app.all('/bare', async (_request, reply) =>
+  answer.status === 304 ? reply.code(304).send() : reply.code(answer.status).type(answer.type).send(bytes),
+);
 await app.listen({ port: Number(process.env.PORT ?? 0), host: '127.0.0.1' });
 process.stdout.write(`listening ${app.server.address() && JSON.stringify(app.server.address())}\n`);
 process.on('SIGTERM', () => void app.close().then(() => process.exit(0)));

@@ -15,7 +15,17 @@ import { SQLite, pgClient } from './lib/drivers.ts';
 import { parseSize, sizeLabel, type CorpusInfo, type Engine } from './lib/corpus.ts';
 import { ensureOpenFdaMirror } from './lib/openfda-mirror.ts';
 import { BENCH_DIR, BIN, ROOT } from './lib/paths.ts';
-import { CACHE_OFF, NEW_HIT, NEW_MISS, renderResults, type Row, type RunResult } from './lib/report.ts';
+import {
+  CACHE_OFF,
+  CHECK,
+  NEW_HIT,
+  NEW_MISS,
+  NOT_MODIFIED,
+  renderResults,
+  SERVICE_CONFIGURATION,
+  type Row,
+  type RunResult,
+} from './lib/report.ts';
 import { Rng } from './lib/synthetic.ts';
 import { gs1CheckDigit } from '../src/domain/identifiers/gs1-check-digits.ts';
 import { ensureCorpus } from './generate.ts';
@@ -67,21 +77,29 @@ interface Proc {
   url: string;
 }
 
+/**
+ * Starts a server process. Its standard error goes to bench/corpus/logs/<logName>.log; its standard output
+ * (the request log at the default level) too, or to /dev/null with `discardStdout`, so that a run's request
+ * logs (every request, as `npm start` writes them) cost what writing them costs without filling the disk.
+ */
 async function startProcess(
   args: string[],
   env: Record<string, string>,
   probe: string,
   logName: string,
+  discardStdout = false,
 ): Promise<Proc> {
   const port = await freePort();
   mkdirSync(`${BENCH_DIR}/corpus/logs`, { recursive: true });
-  const out = openSync(`${BENCH_DIR}/corpus/logs/${logName}.log`, 'w');
+  const err = openSync(`${BENCH_DIR}/corpus/logs/${logName}.log`, 'w');
+  const out = discardStdout ? openSync('/dev/null', 'w') : err;
   const child = spawn(process.execPath, args, {
     cwd: ROOT,
     env: { ...process.env, ...env, PORT: String(port), HOST: '127.0.0.1' },
-    stdio: ['ignore', out, out],
+    stdio: ['ignore', out, err],
   });
-  closeSync(out);
+  closeSync(err);
+  if (out !== err) closeSync(out);
   const url = `http://127.0.0.1:${port}`;
   await waitFor(`${url}${probe}`);
   return { child, url };
@@ -116,6 +134,8 @@ interface Scenario {
   expect: number;
   /** A different path for every request (instead of `path` each time). */
   nextPath?: () => string;
+  /** Sent with `If-None-Match` set to the ETag the node gives `path` (the row's key asks first). */
+  conditional?: boolean;
 }
 
 async function cannon(urls: string[], s: Scenario, seconds: number) {
@@ -168,49 +188,124 @@ async function serverTimes(url: string, s: Scenario, n: number) {
   };
 }
 
-const BARE: Scenario = { name: 'bare Fastify JSON route', path: '/bare', expect: 200 };
+/** What a node answered: set on the bare server so that its route serves the same bytes. */
+interface Answer {
+  status: number;
+  type: string;
+  body: string;
+}
+
+async function answerOf(url: string, s: Scenario, path: string): Promise<Answer> {
+  const r = await fetch(`${url}${path}`, {
+    method: s.method ?? 'GET',
+    body: s.body,
+    headers: { ...(s.body === undefined ? {} : { 'content-type': 'application/json' }), ...s.headers },
+  });
+  const body = await r.text();
+  if (r.status !== s.expect) throw new Error(`${s.name}: status ${r.status}, expected ${s.expect}`);
+  return { status: r.status, type: r.headers.get('content-type') ?? 'application/json', body };
+}
 
 /**
- * One row: the bare route, then the scenario, back to back with the same settings, so that the
- * ratio compares runs made under the same conditions (other load on the machine drifts).
+ * The row's answer as the node gives it; for a row asking something new each time, the median-sized of 21
+ * answers. The bare server is set to serve exactly these bytes.
  */
-async function measure(targets: Proc[], s: Scenario, withTimes: boolean, bare?: Proc): Promise<Row> {
-  const urls = targets.map((t) => t.url);
-  let bareRps: number | undefined;
-  let bareCpuUs: number | undefined;
-  if (bare !== undefined) {
-    await cannon([bare.url], BARE, WARMUP);
-    const c0 = cpuSeconds(bare.child.pid);
-    const [b] = await cannon([bare.url], BARE, DURATION);
-    bareCpuUs = ((cpuSeconds(bare.child.pid) - c0) * 1e6) / b!.requests.total;
-    bareRps = b!.requests.p50;
+async function captureAnswer(url: string, s: Scenario): Promise<Answer> {
+  if (s.nextPath === undefined) return answerOf(url, s, s.path);
+  const answers: Answer[] = [];
+  for (let i = 0; i < 21; i++) answers.push(await answerOf(url, s, s.nextPath()));
+  return answers.sort((a, b) => a.body.length - b.body.length)[10]!;
+}
+
+/** The nodes one row is measured on: the default configuration, and the same with the quota unmetered. */
+interface Target {
+  metered: Proc;
+  unmetered?: Proc;
+}
+
+/** A row's scenario with a fresh key (a metered key's monthly quota then outlasts every row) and its ETag. */
+async function withKey(s: Scenario, node: Proc, key: string): Promise<Scenario> {
+  const headers: Record<string, string> = { ...s.headers, authorization: `Bearer ${key}` };
+  if (s.conditional) {
+    const r = await fetch(`${node.url}${s.path}`, { headers });
+    await r.arrayBuffer();
+    headers['if-none-match'] = r.headers.get('etag')!;
   }
-  await cannon(urls, s, WARMUP);
-  const c0 = targets.map((t) => cpuSeconds(t.child.pid));
-  const results = await cannon(urls, s, DURATION);
-  const cpu = targets.reduce((n, t, i) => n + cpuSeconds(t.child.pid) - c0[i]!, 0);
-  const ok = results.reduce((n, r) => n + (s.expect === 200 ? r['2xx'] : s.expect === 201 ? r['2xx'] : 0), 0);
+  return { ...s, headers };
+}
+
+async function load(nodes: Proc[], s: Scenario) {
+  await cannon(
+    nodes.map((t) => t.url),
+    s,
+    WARMUP,
+  );
+  const c0 = nodes.map((t) => cpuSeconds(t.child.pid));
+  const results = await cannon(
+    nodes.map((t) => t.url),
+    s,
+    DURATION,
+  );
+  const cpu = nodes.reduce((n, t, i) => n + cpuSeconds(t.child.pid) - c0[i]!, 0);
+  const total = results.reduce((n, r) => n + r.requests.total, 0);
   const non = results.reduce((n, r) => n + r.non2xx + r.errors + r.timeouts, 0);
-  const row: Row = {
-    name: s.name,
-    nodes: urls.length,
+  return {
     rps: results.reduce((n, r) => n + r.requests.p50, 0),
     rpsMean: results.reduce((n, r) => n + r.requests.average, 0),
     latencyP50: Math.max(...results.map((r) => r.latency.p50)),
     latencyP99: Math.max(...results.map((r) => r.latency.p99)),
-    total: results.reduce((n, r) => n + r.requests.total, 0),
+    total,
+    ok: results.reduce((n, r) => n + r['2xx'], 0),
     unexpected: s.expect === 304 ? results.reduce((n, r) => n + r['2xx'] + r.errors, 0) : non,
-    ok,
-    bareRps,
-    cpuUs: (cpu * 1e6) / results.reduce((n, r) => n + r.requests.total, 0),
-    bareCpuUs,
+    cpuUs: (cpu * 1e6) / total,
   };
-  if (withTimes) Object.assign(row, await serverTimes(urls[0]!, s, s.method === 'POST' ? 100 : 300));
+}
+
+/**
+ * One row: the bare route serving the bytes the node answers for this row, then the scenario on the node in
+ * its default configuration, then on the node with the quota unmetered, back to back with the same settings,
+ * so that the ratios compare runs made under the same conditions (other load on the machine drifts).
+ */
+async function measure(
+  targets: Target[],
+  scenario: Scenario,
+  withTimes: boolean,
+  key: string,
+  bare?: Proc,
+): Promise<Row> {
+  const metered = targets.map((t) => t.metered);
+  const s = await withKey(scenario, metered[0]!, key);
+  let bareRps: number | undefined;
+  let bareCpuUs: number | undefined;
+  let bareBytes: number | undefined;
+  if (bare !== undefined) {
+    const answer = await captureAnswer(metered[0]!.url, s);
+    bareBytes = Buffer.byteLength(answer.body);
+    const set = await fetch(`${bare.url}/answer`, {
+      method: 'PUT',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(answer),
+    });
+    if (!set.ok) throw new Error(`bare server refused the answer: ${set.status}`);
+    const b = await load([bare], { ...s, path: '/bare', nextPath: undefined });
+    bareRps = b.rps;
+    bareCpuUs = b.cpuUs;
+  }
+  const m = await load(metered, s);
+  const row: Row = { name: s.name, nodes: metered.length, ...m, bareRps, bareCpuUs, bareBytes };
+  const unmetered = targets.map((t) => t.unmetered).filter((t) => t !== undefined);
+  if (unmetered.length === targets.length) {
+    const u = await load(unmetered, await withKey(scenario, unmetered[0]!, key));
+    row.unmetered = { rps: u.rps, cpuUs: u.cpuUs, latencyP50: u.latencyP50, unexpected: u.unexpected };
+  }
+  if (withTimes) Object.assign(row, await serverTimes(metered[0]!.url, s, s.method === 'POST' ? 100 : 300));
   log(
     `  ${s.name.padEnd(34)} ${row.rps.toFixed(0).padStart(7)} req/s  p50 ${row.latencyP50} ms  p99 ${row.latencyP99} ms` +
       (bareRps === undefined
         ? ''
-        : `  bare ${bareRps.toFixed(0)} req/s (ratio ${(row.rps / bareRps).toFixed(2)})`) +
+        : `  bare ${bareRps.toFixed(0)} req/s, ${bareBytes} B (ratio ${(row.rps / bareRps).toFixed(2)}` +
+          (row.unmetered === undefined ? '' : `, unmetered ${(row.unmetered.rps / bareRps).toFixed(2)}`) +
+          ')') +
       `  cpu ${row.cpuUs!.toFixed(0)} us/req (bare ${row.bareCpuUs?.toFixed(0)})` +
       (row.serverP50 === undefined ? '' : `  server p50 ${row.serverP50.toFixed(2)} ms`) +
       (row.unexpected > 0 ? `  (${row.unexpected} unexpected answers)` : ''),
@@ -379,79 +474,76 @@ async function main(): Promise<void> {
   const info = await ensureCorpus(engine, records, values.rebuild);
   await warmCache(info);
   const databaseUrl = info.location;
-  const key = issueKey(databaseUrl);
-  const serviceEnv = {
+  const walkKey = issueKey(databaseUrl);
+  // The default configuration, as `npm start` runs it: every plan metered (the scale key's 1,000,000
+  // requests a month), the default log level; and the same with the scale quota unmetered, reported beside.
+  const defaults = {
     DATABASE_URL: databaseUrl,
     RECALLS_INGEST_SCHEDULE: 'off',
-    RECALLS_PLAN_SCALE_REQUESTS: 'unmetered',
     RECALLS_BURST_EXEMPT: '127.0.0.1',
-    LOG_LEVEL: 'warn',
     ...(engine === 'postgres' ? { REDIS_URL: 'redis://127.0.0.1:6379/6' } : {}),
   };
+  const unmeteredEnv = { ...defaults, RECALLS_PLAN_SCALE_REQUESTS: 'unmetered' };
+  const uncachedEnv = { RECALLS_ANSWER_CACHE_MB: '0' };
   const bare = await startProcess(['--import', 'tsx', `${BENCH_DIR}/bare-server.ts`], {}, '/bare', 'bare');
-  const service = await startProcess([BIN, 'serve'], serviceEnv, '/v1/health', 'service-1');
-  const auth = { authorization: `Bearer ${key}` };
+  const serve = (env: Record<string, string>, name: string) =>
+    startProcess([BIN, 'serve'], env, '/v1/health', name, true);
+  const service: Target = {
+    metered: await serve(defaults, 'service-1'),
+    unmetered: await serve(unmeteredEnv, 'service-unmetered'),
+  };
   const f = await fixtures(info);
   log(`walking to page 1000 of GET /v1/recalls…`);
-  const page1000 = await walkTo(service.url, key, 1000);
-  const etagResponse = await fetch(`${service.url}${f.hitPath}`, { headers: auth });
-  const etag = etagResponse.headers.get('etag')!;
-  await etagResponse.arrayBuffer();
+  const page1000 = await walkTo(service.metered.url, walkKey, 1000);
 
   const scenarios: Scenario[] = [
-    { name: 'lookup, hit', path: f.hitPath, headers: auth, expect: 200 },
-    { name: 'lookup, miss', path: f.missPath, headers: auth, expect: 200 },
-    { name: NEW_HIT, path: f.hitPath, nextPath: f.nextHit, headers: auth, expect: 200 },
-    { name: NEW_MISS, path: f.missPath, nextPath: f.nextMiss, headers: auth, expect: 200 },
-    {
-      name: 'lookup, 304 (If-None-Match)',
-      path: f.hitPath,
-      headers: { ...auth, 'if-none-match': etag },
-      expect: 304,
-    },
+    { name: 'lookup, hit', path: f.hitPath, expect: 200 },
+    { name: 'lookup, miss', path: f.missPath, expect: 200 },
+    { name: NEW_HIT, path: f.hitPath, nextPath: f.nextHit, expect: 200 },
+    { name: NEW_MISS, path: f.missPath, nextPath: f.nextMiss, expect: 200 },
+    { name: NOT_MODIFIED, path: f.hitPath, conditional: true, expect: 304 },
     // These repeat one URL, which a node answers from its answer cache after the first time: run
     // them on a node without it, so that they measure the query (and the walk's depth).
-    { name: `GET /v1/recalls page 1${CACHE_OFF}`, path: '/v1/recalls', headers: auth, expect: 200 },
-    { name: `GET /v1/recalls page 1000${CACHE_OFF}`, path: page1000, headers: auth, expect: 200 },
-    {
-      name: `GET /v1/recalls/{id}${CACHE_OFF}`,
-      path: `/v1/recalls/${f.recallId}`,
-      headers: auth,
-      expect: 200,
-    },
-    {
-      name: 'POST /v1/checks, 1000 identifiers',
-      path: '/v1/checks',
-      method: 'POST',
-      body: f.check,
-      headers: auth,
-      expect: 201,
-    },
+    { name: `GET /v1/recalls page 1${CACHE_OFF}`, path: '/v1/recalls', expect: 200 },
+    { name: `GET /v1/recalls page 1000${CACHE_OFF}`, path: page1000, expect: 200 },
+    { name: `GET /v1/recalls/{id}${CACHE_OFF}`, path: `/v1/recalls/${f.recallId}`, expect: 200 },
+    { name: CHECK, path: '/v1/checks', method: 'POST', body: f.check, expect: 201 },
   ];
   log(
     `${engine} ${sizeLabel(records)}: ${CONNECTIONS} connections, ${WARMUP} s warm-up, ${DURATION} s measured per row`,
   );
-  const uncached = await startProcess(
-    [BIN, 'serve'],
-    { ...serviceEnv, RECALLS_ANSWER_CACHE_MB: '0' },
-    '/v1/health',
-    'service-uncached',
-  );
+  const uncached: Target = {
+    metered: await serve({ ...defaults, ...uncachedEnv }, 'service-uncached'),
+    unmetered: await serve({ ...unmeteredEnv, ...uncachedEnv }, 'service-unmetered-uncached'),
+  };
   const rows: Row[] = [];
   for (const s of scenarios)
-    rows.push(await measure([s.name.endsWith(CACHE_OFF) ? uncached : service], s, true, bare));
-  const rss = { service: peakRss(service), uncached: peakRss(uncached), bare: peakRss(bare) };
-  await stop(uncached);
+    rows.push(
+      await measure([s.name.endsWith(CACHE_OFF) ? uncached : service], s, true, issueKey(databaseUrl), bare),
+    );
+  const rss = {
+    service: Math.max(peakRss(service.metered), peakRss(service.unmetered!)),
+    uncached: Math.max(peakRss(uncached.metered), peakRss(uncached.unmetered!)),
+    bare: peakRss(bare),
+  };
+  await stop(uncached.metered);
+  await stop(uncached.unmetered!);
 
   if (engine === 'postgres') {
-    const second = await startProcess([BIN, 'serve'], serviceEnv, '/v1/health', 'service-2');
+    const second: Target = {
+      metered: await serve(defaults, 'service-2'),
+      unmetered: await serve(unmeteredEnv, 'service-unmetered-2'),
+    };
     for (const s of scenarios.filter((x) => x.name.startsWith('lookup, ') || x.name.startsWith('POST')))
-      rows.push(await measure([service, second], s, false, bare));
-    rss.service = Math.max(rss.service, peakRss(second));
-    await stop(second);
+      rows.push(await measure([service, second], s, false, issueKey(databaseUrl), bare));
+    rss.service = Math.max(rss.service, peakRss(second.metered), peakRss(second.unmetered!));
+    await stop(second.metered);
+    await stop(second.unmetered!);
   }
-  await stop(service);
+  await stop(service.metered);
+  await stop(service.unmetered!);
   await stop(bare);
+
   const ingest = values['skip-ingest'] ? undefined : await ingestBench();
 
   const result: RunResult = {
@@ -467,7 +559,13 @@ async function main(): Promise<void> {
       platform: `${process.platform} ${process.arch}`,
       loadAverageAtStart: readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' '),
     },
-    settings: { connections: CONNECTIONS, pipelining: 1, warmupSeconds: WARMUP, durationSeconds: DURATION },
+    settings: {
+      connections: CONNECTIONS,
+      pipelining: 1,
+      warmupSeconds: WARMUP,
+      durationSeconds: DURATION,
+      service: SERVICE_CONFIGURATION,
+    },
     command: `npm run bench -- ${process.argv.slice(2).join(' ')}`.trim(),
     rows,
     rss,

@@ -34,6 +34,13 @@ export interface Config {
   /** How long a request, headers and body, may take to arrive before its connection is closed. */
   requestTimeoutMs: number;
   plans: Record<PlanId, Plan>;
+  /** How API nodes lease request quotas from the database (quota-ledger.ts). */
+  quota: {
+    /** The largest block of a key's month one node leases at a time (B); 1 leases per request. */
+    leaseBlock: number;
+    /** A node gives back a key's unused units once it has admitted none of its requests for this long. */
+    idleReturnMs: number;
+  };
   logLevel: string;
 }
 
@@ -170,6 +177,10 @@ export function loadConfig(env: Env, sourceIds: readonly string[]): Config {
     answerCacheBytes: integer(env, 'RECALLS_ANSWER_CACHE_MB', 16, 0, 4096) * 1024 * 1024,
     requestTimeoutMs: integer(env, 'RECALLS_REQUEST_TIMEOUT_MS', 30_000, 1_000, 600_000),
     plans,
+    quota: {
+      leaseBlock: integer(env, 'RECALLS_QUOTA_LEASE_BLOCK', 1000, 1, 100_000),
+      idleReturnMs: integer(env, 'RECALLS_QUOTA_IDLE_RETURN_MS', 1000, 100, 600_000),
+    },
     logLevel: env.LOG_LEVEL || 'info',
   };
 }

@@ -16,7 +16,7 @@ import { DATA_AS_OF, OBSERVED_LAST } from './corpus-rows.ts';
 import { SOURCE_SHAPES, sourceCounts } from './synthetic.ts';
 
 /** Bumped whenever the generator's output changes, so that cached corpora are rebuilt. */
-export const GENERATOR_VERSION = 3;
+export const GENERATOR_VERSION = 4;
 export const SEED = 20_260_617;
 
 export type Engine = 'sqlite' | 'postgres';

@@ -1,5 +1,5 @@
 /**
- * The `recalls` command: serve, ingest, keys, migrate. Each command opens what it needs from
+ * The `recalls` command: serve, ingest, report, keys, migrate, and check/verify/diff of a catalogue. Each command opens what it needs from
  * the environment and closes it when done.
  */
 import { spawn } from 'node:child_process';
@@ -13,6 +13,7 @@ import { buildApp } from '../http/app.ts';
 import { runIngest, type ProgressEvent, type SourceOutcome } from '../ingest/pipeline.ts';
 import { SOURCE_ADAPTERS, SOURCE_IDS } from '../ingest/registry.ts';
 import { startDailySchedule } from '../ingest/scheduler.ts';
+import { registerCatalogueCommands } from './catalogue-commands.ts';
 import { relayChildOutput } from './child-log.ts';
 import { formatQualityReport } from './report.ts';
 import { ingestDeps, openRuntime } from './runtime.ts';
@@ -223,6 +224,8 @@ export async function main(argv: string[]): Promise<void> {
         await rt.store.close();
       }
     });
+
+  registerCatalogueCommands(program);
 
   try {
     await program.parseAsync(argv);

@@ -2,67 +2,103 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { lookupKeys } from './identifiers/match-keys.ts';
 import { normaliseIdentifier } from './identifiers/normalise.ts';
-import { REJECTION_REASONS } from './identifiers/kinds.ts';
+import { IdentifierKindSchema, REJECTION_REASONS, type IdentifierKind } from './identifiers/kinds.ts';
 import { resultDigest, submittedDigest } from './digests.ts';
 import { Nullable, StringEnum } from './json-schema.ts';
+import { SeveritySchema, type Severity } from './taxonomy.ts';
 
-const MatchEntrySchema = Type.Object({
-  recall_id: Type.String(),
-  matched_on: Type.Object({ kind: Type.String(), normalized: Type.String() }),
-  revision_at_check: Type.Integer({ description: 'The recall revision current when the check ran' }),
-  title: Nullable(Type.String()),
-  jurisdiction: Nullable(Type.String()),
-  recall_date: Nullable(Type.String()),
-  severity: Nullable(Type.String()),
-  url: Nullable(Type.String()),
-});
-/** One (checked identifier, matching recall) pair of a receipt. */
-export type MatchEntry = Static<typeof MatchEntrySchema>;
+/** Lowercase hex SHA-256. */
+const Digest = (description: string) => Type.String({ pattern: '^[0-9a-f]{64}$', description });
 
-const RejectedEntrySchema = Type.Object({
-  kind: Type.String(),
-  value: Type.String(),
-  reason: StringEnum(REJECTION_REASONS),
-});
-/** A submitted identifier that could not be normalised, and why. */
-export type RejectedEntry = Static<typeof RejectedEntrySchema>;
-
-export const CheckReceiptSchema = Type.Object(
+export const CheckMatchSchema = Type.Object(
   {
-    check_id: Type.String(),
-    label: Nullable(Type.String()),
-    performed_at: Type.String({ format: 'date-time' }),
-    submitted_count: Type.Integer({ description: 'Distinct identifiers checked; excludes `rejected`' }),
-    submitted_digest: Type.String({
-      description:
-        'Lowercase hex SHA-256 over the distinct `kind:normalized` pairs (kind as submitted, lower-cased), sorted by code unit, joined with "\\n", no trailing newline',
+    recall_id: Type.String(),
+    matched_on: Type.Object(
+      {
+        kind: Type.Ref(IdentifierKindSchema),
+        normalized: Type.String(),
+      },
+      { description: 'The submitted identifier as checked: its kind (lower-cased) and normalised value' },
+    ),
+    revision_at_check: Type.Integer({
+      minimum: 1,
+      description: 'The recall revision current when the check ran',
     }),
-    rejected_count: Type.Integer(),
-    rejected: Type.Array(RejectedEntrySchema),
-    match_count: Type.Integer(),
-    result_digest: Type.String({
-      description: 'Lowercase hex SHA-256 over the distinct matched recall ids, sorted, joined with "\\n"',
-    }),
-    corpus_as_of: Nullable(Type.String()),
-    corpus_size: Type.Integer(),
-    matches: Type.Optional(Type.Array(MatchEntrySchema)),
+    title: Nullable(Type.String()),
+    jurisdiction: Nullable(Type.String()),
+    recall_date: Nullable(Type.String({ format: 'date' })),
+    severity: Nullable(Type.Ref(SeveritySchema)),
+    url: Nullable(Type.String()),
   },
-  { $id: 'CheckReceipt' },
+  { $id: 'CheckMatch', description: 'One (checked identifier, matching recall) pair, frozen at check time' },
 );
-/** The immutable record of a catalogue check; `matches` is left out of receipt lists. */
+/** One (checked identifier, matching recall) pair of a receipt. */
+export type MatchEntry = Static<typeof CheckMatchSchema>;
+
+export const RejectedIdentifierSchema = Type.Object(
+  {
+    kind: Type.String({ description: 'As submitted' }),
+    value: Type.String({ description: 'As submitted (longer than 64 characters: cut, ending in `…`)' }),
+    reason: StringEnum(REJECTION_REASONS),
+  },
+  { $id: 'RejectedIdentifier', description: 'A submitted identifier that could not be normalised, and why' },
+);
+/** A submitted identifier that could not be normalised, and why. */
+export type RejectedEntry = Static<typeof RejectedIdentifierSchema>;
+
+/** The fields of every receipt, in the order they are written (`matches` comes last, where it is served). */
+const receiptProperties = {
+  check_id: Type.String(),
+  label: Nullable(Type.String()),
+  performed_at: Type.String({ format: 'date-time' }),
+  submitted_count: Type.Integer({ description: 'Distinct identifiers checked; excludes `rejected`' }),
+  submitted_digest: Digest(
+    'Lowercase hex SHA-256 over the distinct `kind:normalized` pairs (kind as submitted, lower-cased), sorted by code unit, joined with "\\n", no trailing newline',
+  ),
+  rejected_count: Type.Integer(),
+  rejected: Type.Array(Type.Ref(RejectedIdentifierSchema)),
+  match_count: Type.Integer(),
+  result_digest: Digest(
+    'Lowercase hex SHA-256 over the distinct matched recall ids, sorted, joined with "\\n"',
+  ),
+  corpus_as_of: Nullable(Type.String()),
+  corpus_size: Type.Integer(),
+};
+
+/** A receipt as one is read or made: with its matches. */
+export const CheckReceiptSchema = Type.Object(
+  { ...receiptProperties, matches: Type.Array(Type.Ref(CheckMatchSchema)) },
+  { $id: 'CheckReceipt', description: 'An immutable catalogue-check receipt, with its matches' },
+);
+/** The immutable record of a catalogue check, with its matches. */
 export type CheckReceipt = Static<typeof CheckReceiptSchema>;
 
-/** One distinct identifier to check: the kind as submitted (lower-cased) and its canonical form. */
+/** A receipt in a list: every field but its matches. */
+export const CheckReceiptSummarySchema = Type.Object(receiptProperties, {
+  $id: 'CheckReceiptSummary',
+  description: 'A receipt in a list: every field of a CheckReceipt but its matches',
+});
+/** A receipt in a list: every field but its matches. */
+export type CheckReceiptSummary = Static<typeof CheckReceiptSummarySchema>;
+
+/** A submitted list as its receipt records it: the distinct canonical pairs checked and the values refused. */
+export interface SubmittedList {
+  /** Distinct (kind, canonical form) pairs, in first-seen order; the kind is lower-cased. */
+  checked: { kind: IdentifierKind; normalized: string }[];
+  /** Every value that could not be normalised, in submitted order (duplicates included). */
+  rejected: RejectedEntry[];
+}
+
+/** One distinct identifier to check: the kind as submitted (lower-cased), its canonical form and probe keys. */
 export interface PlannedIdentifier {
-  kind: string;
+  kind: IdentifierKind;
   normalized: string;
   matchKeys: string[];
   productKeys: string[];
 }
 
-export interface CheckPlan {
+export interface CheckPlan extends SubmittedList {
   checked: PlannedIdentifier[];
-  rejected: RejectedEntry[];
 }
 
 /** Longest rejected `value` kept, in UTF-16 units (then `…`, no split surrogate): bounds a receipt's size. */
@@ -77,9 +113,12 @@ export function rejectedValue(value: string): string {
   return `${value.slice(0, end)}…`;
 }
 
-/** Normalises every submitted identifier; duplicates (kind and canonical form) are checked once. */
-export function planCheck(items: { kind: string; value: string }[]): CheckPlan {
-  const checked = new Map<string, PlannedIdentifier>();
+/**
+ * Normalises every submitted identifier with the one shared normaliser; duplicates (kind and canonical form)
+ * are kept once. The service plans each check with this, and the client reproduces receipts with it.
+ */
+export function normaliseSubmitted(items: readonly { kind: string; value: string }[]): SubmittedList {
+  const checked = new Map<string, SubmittedList['checked'][number]>();
   const rejected: RejectedEntry[] = [];
   for (const item of items) {
     const result = normaliseIdentifier(item.kind, item.value);
@@ -87,13 +126,28 @@ export function planCheck(items: { kind: string; value: string }[]): CheckPlan {
       rejected.push({ kind: item.kind, value: rejectedValue(item.value), reason: result.reason });
       continue;
     }
-    const kind = item.kind.trim().toLowerCase();
-    const pairKey = `${kind}:${result.normalized}`;
-    if (checked.has(pairKey)) continue;
-    const keys = lookupKeys(result.kind, result.normalized);
-    checked.set(pairKey, { kind, normalized: result.normalized, ...keys });
+    const pairKey = `${result.kind}:${result.normalized}`;
+    if (!checked.has(pairKey)) checked.set(pairKey, { kind: result.kind, normalized: result.normalized });
   }
   return { checked: [...checked.values()], rejected };
+}
+
+/** The receipt fields that describe the submitted list: what a caller reproduces from their own list. */
+export function submittedFields(
+  list: SubmittedList,
+): Pick<CheckReceipt, 'submitted_count' | 'submitted_digest' | 'rejected_count' | 'rejected'> {
+  return {
+    submitted_count: list.checked.length,
+    submitted_digest: submittedDigest(list.checked),
+    rejected_count: list.rejected.length,
+    rejected: list.rejected,
+  };
+}
+
+/** The submitted list with each distinct identifier's probe keys: what the matching step needs. */
+export function planCheck(items: readonly { kind: string; value: string }[]): CheckPlan {
+  const { checked, rejected } = normaliseSubmitted(items);
+  return { checked: checked.map((c) => ({ ...c, ...lookupKeys(c.kind, c.normalized) })), rejected };
 }
 
 /** A stored identifier hit, with the recall fields a receipt freezes. */
@@ -105,7 +159,7 @@ export interface Hit {
   title: string | null;
   jurisdiction: string;
   recallDate: string | null;
-  severity: string | null;
+  severity: Severity | null;
   url: string | null;
 }
 
@@ -159,10 +213,7 @@ export function buildReceipt(
     check_id: context.checkId,
     label: context.label,
     performed_at: context.performedAt,
-    submitted_count: plan.checked.length,
-    submitted_digest: submittedDigest(plan.checked),
-    rejected_count: plan.rejected.length,
-    rejected: plan.rejected,
+    ...submittedFields(plan),
     match_count: matches.length,
     result_digest: resultDigest(matches.map((m) => m.recall_id)),
     corpus_as_of: context.corpusAsOf,

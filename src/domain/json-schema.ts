@@ -1,5 +1,5 @@
 /** TypeBox builders; schemas are the single source of the domain shapes (types are their `Static<>`). */
-import { Type, type TSchema } from '@sinclair/typebox';
+import { Type, type TObject, type TSchema } from '@sinclair/typebox';
 
 /** `schema` or null. */
 export const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
@@ -11,3 +11,13 @@ export const Text = (options: Record<string, unknown> = {}) =>
 /** A string enum written as `{type: 'string', enum}` (not TypeBox's union of literals). */
 export const StringEnum = <T extends readonly string[]>(values: T, options: Record<string, unknown> = {}) =>
   Type.Unsafe<T[number]>({ type: 'string', enum: [...values], ...options });
+
+/**
+ * The order in which Fastify's serializer (fast-json-stringify) writes an object's properties: the required
+ * ones first, then the optional ones, each group in the schema's order.
+ */
+export function servedOrder(schema: TObject): string[] {
+  const required = new Set(schema.required ?? []);
+  const keys = Object.keys(schema.properties);
+  return [...keys.filter((k) => required.has(k)), ...keys.filter((k) => !required.has(k))];
+}

@@ -9,3 +9,8 @@ export type Metered = Record<Meter, number>;
 export function isNothing(amount: Metered): boolean {
   return METERS.every((m) => amount[m] === 0);
 }
+
+/** The calendar month in UTC, `YYYY-MM`, that usage is counted in. */
+export function usageMonth(now: Date): string {
+  return now.toISOString().slice(0, 7);
+}

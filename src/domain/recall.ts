@@ -1,7 +1,7 @@
 /** The normalised recall (draft and stored), each shape a TypeBox schema plus its `Static` type. */
 import { Type, type Static } from '@sinclair/typebox';
-import { CONFIDENCES, IdentifierKindSchema } from './identifiers/kinds.ts';
-import { Nullable, StringEnum } from './json-schema.ts';
+import { ConfidenceSchema, IdentifierKindSchema } from './identifiers/kinds.ts';
+import { Nullable } from './json-schema.ts';
 import { HazardCategorySchema, RemedySchema, SeveritySchema } from './taxonomy.ts';
 
 export const IdentifierSchema = Type.Object(
@@ -9,17 +9,15 @@ export const IdentifierSchema = Type.Object(
     kind: Type.Ref(IdentifierKindSchema),
     value: Type.String({ description: 'Exactly as the agency published it' }),
     normalized: Type.String({ description: 'Canonical form used for matching' }),
-    confidence: StringEnum(CONFIDENCES, {
-      description:
-        '`exact` from a dedicated field; `extracted` mined from prose and passed a checksum; `inferred` matched on shape only',
-    }),
+    confidence: Type.Ref(ConfidenceSchema),
   },
   { $id: 'Identifier' },
 );
 /** One product identifier attached to a recall. */
 export type Identifier = Static<typeof IdentifierSchema>;
 
-const recallProperties = {
+/** The fields of every served recall, in the order they are written. */
+const summaryHead = {
   id: Type.String({ description: 'Stable recall id' }),
   source: Type.Object({
     id: Type.String({ description: 'Source feed id' }),
@@ -49,20 +47,36 @@ const recallProperties = {
     minimum: 1,
     description: 'Times the record has been observed to change; 1 means never amended',
   }),
-  identifiers: Type.Optional(Type.Array(Type.Ref(IdentifierSchema))),
+};
+const summaryTail = {
   data_as_of: Type.String(),
   first_seen_at: Type.String({ format: 'date-time' }),
   last_seen_at: Type.String({ format: 'date-time' }),
 };
 
-/** A recall as served; `identifiers` only where one recall is read. */
-export const RecallSchema = Type.Object(recallProperties, { $id: 'Recall' });
+/** A recall as one is read: every field, its identifiers always included (written last). */
+export const RecallSchema = Type.Object(
+  {
+    ...summaryHead,
+    ...summaryTail,
+    identifiers: Type.Array(Type.Ref(IdentifierSchema), {
+      description: 'Every extracted product identifier',
+    }),
+  },
+  { $id: 'Recall' },
+);
 
 /** A recall as stored and served, with its identifiers. */
-export type Recall = Static<typeof RecallSchema> & { identifiers: Identifier[] };
+export type Recall = Static<typeof RecallSchema>;
 
 /** A recall in a list: every field but its identifiers. */
-export type RecallSummary = Omit<Recall, 'identifiers'>;
+export const RecallSummarySchema = Type.Object(
+  { ...summaryHead, ...summaryTail },
+  { $id: 'RecallSummary', description: 'A recall in a list: every field of a Recall but its identifiers' },
+);
+
+/** A recall in a list: every field but its identifiers. */
+export type RecallSummary = Static<typeof RecallSummarySchema>;
 
 /** Fields the service assigns; everything else is the agency's content. */
 type ServiceFields = 'id' | 'source' | 'revision' | 'data_as_of' | 'first_seen_at' | 'last_seen_at';
@@ -78,17 +92,18 @@ export interface RecallDraft extends RecallContent {
 
 export const RecallMatchSchema = Type.Object(
   {
-    ...recallProperties,
+    ...summaryHead,
+    ...summaryTail,
     match: Type.Object({
       kind: Type.Ref(IdentifierKindSchema),
       normalized: Type.String(),
-      confidence: Type.String(),
+      confidence: Type.Ref(ConfidenceSchema),
     }),
   },
   { $id: 'RecallMatch', description: 'A recall with the stored identifier that matched the lookup' },
 );
 /** A recall found by an identifier, with the stored identifier that matched (no identifiers list). */
-export type RecallMatch = Omit<Static<typeof RecallMatchSchema>, 'identifiers'>;
+export type RecallMatch = Static<typeof RecallMatchSchema>;
 
 export const RevisionSchema = Type.Object(
   {

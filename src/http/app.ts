@@ -1,6 +1,7 @@
 /**
  * Builds the HTTP server without listening. Keyed routes pass the gates (plugins in gates/) in contract
- * order: burst limit → key → parameters → conditional GET and quota → handler → release.
+ * order: burst limit → key → parameters → conditional GET and quota → handler; the quota is settled when
+ * each connection closes with its answer.
  */
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
@@ -19,7 +20,6 @@ import { conditionalAnswers } from './gates/etag.ts';
 import { keyGate, keyLookup, keyReading, rememberedPlans } from './gates/key.ts';
 import { parametersGate } from './gates/parameters.ts';
 import { quotaGate } from './gates/quota.ts';
-import { releaseGate } from './gates/release.ts';
 import { openApiDocumentation } from './openapi.ts';
 import { ProblemError } from './problems.ts';
 import { answerClientError, HEADERS_TIMEOUT_MS, protocolRules, TIMEOUT_CHECK_MS } from './protocol.ts';
@@ -105,7 +105,6 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   await app.register(parametersGate);
   await app.register(quotaGate, { deps, now });
   await app.register(answerCache, { budget: deps.config.answerCacheBytes });
-  await app.register(releaseGate, { deps });
   // The server's own time on every answer.
   app.addHook('onSend', (_request, reply, payload, done) => {
     reply.header('Server-Timing', `app;dur=${reply.elapsedTime.toFixed(2)}`);

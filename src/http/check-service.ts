@@ -3,12 +3,13 @@ import { sha256 } from '../domain/sha256.ts';
 import { Type, type Static } from '@sinclair/typebox';
 import { randomBase62 } from '../domain/api-keys.ts';
 import { buildReceipt, planCheck, type CheckReceipt } from '../domain/check.ts';
+import { usageMonth } from '../domain/meters.ts';
 import { MAX_VALUE_LENGTH } from '../domain/identifiers/normalise.ts';
 import { Text } from '../domain/json-schema.ts';
 import type { Plan } from '../config.ts';
 import type { Store } from '../store/database.ts';
 import type { QuotaHold } from './context.ts';
-import { quotaExceeded, usageMonth } from './gates/quota.ts';
+import { quotaExceeded } from './gates/quota.ts';
 import { invalidParameter } from './problems.ts';
 import type { SourceCatalog } from './source-catalog.ts';
 
@@ -109,9 +110,11 @@ export class CheckService {
   }
 
   /**
-   * Performs the check and records the receipt; the identifiers join `hold` once recorded (a failed answer
-   * gives them back), a replay marks it refunded. Concurrent uses of one Idempotency-Key record one receipt:
-   * the others find it taken (the database waits for the first to commit) and replay it.
+   * Performs the check and records the receipt with its identifiers' charge; a recorded receipt keeps the
+   * request's `hold` (it can be read back even if the answer is lost), a replay waives it. Undefined when
+   * the client has gone before the receipt was recorded: nothing is recorded or charged. Concurrent uses
+   * of one Idempotency-Key record one receipt: the others find it taken (the database waits for the first
+   * to commit) and replay it.
    */
   async run(
     input: CheckInput,
@@ -120,10 +123,10 @@ export class CheckService {
     idempotencyKey: string | null,
     now: Date,
     corpusVersion: number,
-  ): Promise<{ receipt: CheckReceipt; replayed: boolean }> {
+  ): Promise<{ receipt: CheckReceipt; replayed: boolean } | undefined> {
     const hash = requestHash(input);
     const replay = (receipt: CheckReceipt) => {
-      hold.refund = true;
+      hold.waive();
       return { receipt, replayed: true };
     };
     let generation: number | null = null;
@@ -158,17 +161,21 @@ export class CheckService {
       corpusAsOf: await this.catalog.dataAsOf(undefined, corpusVersion),
       corpusSize: await this.corpusSize(corpusVersion),
     });
-    const outcome = await this.store.checks.record(
-      { receipt, keyId: key.id, idempotencyKey, requestHash: hash, idempotencyGeneration: generation },
-      amount.identifiers > 0 ? { month, amount, limits: key.plan.perMonth } : null,
-    );
+    if (hold.abandoned) return undefined;
+    const outcome = await hold.recording(async () => {
+      const recorded = await this.store.checks.record(
+        { receipt, keyId: key.id, idempotencyKey, requestHash: hash, idempotencyGeneration: generation },
+        amount.identifiers > 0 ? { month, amount, limits: key.plan.perMonth } : null,
+      );
+      if (recorded === 'recorded') hold.keep();
+      return recorded;
+    });
     if (outcome === 'over-quota') throw quotaExceeded(key.plan, month, amount);
     if (outcome === 'taken') {
       const prior = await this.priorUse(key.id, idempotencyKey!, hash, now);
       if (prior.replay === undefined) throw new Error('an Idempotency-Key use was taken but has no receipt');
       return replay(prior.replay);
     }
-    hold.reserved.identifiers += amount.identifiers;
     return { receipt, replayed: false };
   }
 }

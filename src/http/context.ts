@@ -1,11 +1,13 @@
 /** Fastify augmentations for what gates attach to a request and routes declare; the HTTP layer's inputs. */
 import type { FastifyRequest } from 'fastify';
 import type { Config, Plan } from '../config.ts';
-import type { Metered } from '../domain/meters.ts';
 import type { SourceMeta } from '../ingest/source.ts';
 import type { Store } from '../store/database.ts';
 import type { ApiKeyRecord } from '../store/keys-store.ts';
 import type { BurstDecision, BurstLimiter } from './gates/burst-limiter.ts';
+
+/** A JSON Schema, opaque here (a TSchema would make every route's type instantiation too deep). */
+type JsonSchema = object;
 
 /** Who is calling, as resolved from the request's key headers. */
 export type AuthState =
@@ -15,15 +17,19 @@ export type AuthState =
   | { state: 'valid'; key: ApiKeyRecord; plan: Plan };
 
 /**
- * A request's usage: `reserved` is held before the handler and given back unless answered 2xx (or `refund`);
- * `deferred` counts against no limit (unmetered) and is recorded only once answered 2xx.
+ * A request's unit of its key's monthly request quota, taken before the handler (quota-ledger.ts). It
+ * becomes used when a 2xx answer has been sent in full, and is freed when the answer is anything else,
+ * is waived, or the connection closes before the answer was sent — unless it was kept.
  */
 export interface QuotaHold {
-  keyId: string;
-  month: string;
-  reserved: Metered;
-  deferred: Metered;
-  refund: boolean;
+  /** The connection closed before an answer was sent: nothing should be recorded for this request. */
+  readonly abandoned: boolean;
+  /** Frees the unit although the answer is 2xx (an idempotent replay is free). */
+  waive(): void;
+  /** Uses the unit even if the answer is never received (a receipt was recorded: it can be read back). */
+  keep(): void;
+  /** Runs `record` (which may `keep`) with the hold unsettled until it ends, even if the connection closes. */
+  recording<T>(record: () => Promise<T>): Promise<T>;
 }
 
 /** The tag of one corpus-backed request at one version, and whether it has been answered 200. */
@@ -38,6 +44,11 @@ declare module 'fastify' {
     access?: 'key' | 'optional-key' | 'public';
     /** How the weak ETag is derived: from the corpus version (and the key's receipts), or from the body. */
     etag?: 'corpus' | 'corpus-key' | 'body';
+    /**
+     * Request schemas for the OpenAPI document only, where the handler checks more than the runtime schema
+     * says (a kind in any case, a header read raw): they replace the route's own `params`/`headers` there.
+     */
+    openapi?: { params?: JsonSchema; headers?: JsonSchema };
   }
   interface FastifyRequest {
     auth: AuthState;

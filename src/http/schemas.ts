@@ -4,20 +4,33 @@
  * defined beside their types in src/domain and re-exported here.
  */
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
-import { CheckReceiptSchema } from '../domain/check.ts';
-import { IdentifierKindSchema } from '../domain/identifiers/kinds.ts';
+import {
+  CheckMatchSchema,
+  CheckReceiptSchema,
+  CheckReceiptSummarySchema,
+  RejectedIdentifierSchema,
+} from '../domain/check.ts';
+import { ConfidenceSchema, IdentifierKindSchema } from '../domain/identifiers/kinds.ts';
 import { Nullable, StringEnum } from '../domain/json-schema.ts';
-import { IdentifierSchema, RecallMatchSchema, RecallSchema, RevisionSchema } from '../domain/recall.ts';
+import {
+  IdentifierSchema,
+  RecallMatchSchema,
+  RecallSchema,
+  RecallSummarySchema,
+  RevisionSchema,
+} from '../domain/recall.ts';
 import { HazardCategorySchema, RemedySchema, SeveritySchema } from '../domain/taxonomy.ts';
 import { PROBLEM_TYPES } from './problems.ts';
 
 export {
   CheckReceiptSchema,
+  CheckReceiptSummarySchema,
   HazardCategorySchema,
   IdentifierKindSchema,
   IdentifierSchema,
   RecallMatchSchema,
   RecallSchema,
+  RecallSummarySchema,
   RemedySchema,
   RevisionSchema,
   SeveritySchema,
@@ -45,9 +58,9 @@ export const HealthSchema = Type.Object(
       Type.Object({
         id: Type.String(),
         cadence: Type.String(),
-        last_success_at: Nullable(Type.String()),
+        last_success_at: Nullable(Type.String({ format: 'date-time' })),
         data_as_of: Nullable(Type.String()),
-        consecutive_failures: Type.Integer(),
+        consecutive_failures: Type.Integer({ minimum: 0 }),
       }),
     ),
     degraded: Type.Array(Type.String()),
@@ -57,22 +70,35 @@ export const HealthSchema = Type.Object(
 /** GET /v1/health's body. */
 export type Health = Static<typeof HealthSchema>;
 
+const COUNT = Type.Integer({ minimum: 0, description: 'Rows in this response' });
+const DATA_AS_OF = Nullable(
+  Type.String({ description: 'Oldest upstream freshness stamp across the backing sources' }),
+);
+const ATTRIBUTION = Type.Optional(
+  Type.Array(Type.String(), { description: 'Attribution strings the caller must display; absent when none' }),
+);
+
+/** `meta` of a single object and of the unpaged source list. */
 export const MetaSchema = Type.Object(
-  {
-    count: Type.Integer({ description: 'Rows in this response' }),
-    limit: Type.Optional(Type.Integer()),
-    next_cursor: Type.Optional(Nullable(Type.String({ description: 'Pass as `cursor` for the next page' }))),
-    total: Type.Optional(
-      Type.Integer({ description: 'Present only when `include_total=true` was requested' }),
-    ),
-    data_as_of: Nullable(
-      Type.String({ description: 'Oldest upstream freshness stamp across the backing sources' }),
-    ),
-    attribution: Type.Optional(
-      Type.Array(Type.String(), { description: 'Attribution strings the caller must display' }),
-    ),
-  },
+  { count: COUNT, data_as_of: DATA_AS_OF, attribution: ATTRIBUTION },
   { $id: 'Meta' },
+);
+
+/** `meta` of the four paged lists: `limit` and `next_cursor` always, `total` when asked for. */
+export const PageMetaSchema = Type.Object(
+  {
+    count: COUNT,
+    data_as_of: DATA_AS_OF,
+    limit: Type.Integer({ minimum: 1, maximum: 200, description: 'Page size' }),
+    next_cursor: Nullable(
+      Type.String({ description: 'Pass as `cursor` for the next page; null when the walk is complete' }),
+    ),
+    total: Type.Optional(
+      Type.Integer({ minimum: 0, description: 'Present only when `include_total=true` was requested' }),
+    ),
+    attribution: ATTRIBUTION,
+  },
+  { $id: 'PageMeta' },
 );
 
 export const ProblemSchema = Type.Object(
@@ -93,19 +119,30 @@ export const SHARED_SCHEMAS = [
   SeveritySchema,
   RemedySchema,
   IdentifierKindSchema,
+  ConfidenceSchema,
   IdentifierSchema,
   RecallSchema,
+  RecallSummarySchema,
   RecallMatchSchema,
   RevisionSchema,
   SourceSchema,
+  CheckMatchSchema,
+  RejectedIdentifierSchema,
   CheckReceiptSchema,
+  CheckReceiptSummarySchema,
   HealthSchema,
   MetaSchema,
+  PageMetaSchema,
   ProblemSchema,
 ];
 
-/** `{data, meta}` with the given data schema. */
-export const envelope = (data: TSchema) => Type.Object({ data, meta: Type.Ref(MetaSchema) });
+/** `{data, meta}` with one object as data; `description` says what the answer is (the response's, in OpenAPI). */
+export const envelope = (data: TSchema, description: string) =>
+  Type.Object({ data, meta: Type.Ref(MetaSchema) }, { description });
+
+/** `{data, meta}` of a paged list of `item`. */
+export const pageEnvelope = (item: TSchema, description: string) =>
+  Type.Object({ data: Type.Array(item), meta: Type.Ref(PageMetaSchema) }, { description });
 
 const problem = (description: string) => ({
   description,

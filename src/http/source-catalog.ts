@@ -31,16 +31,24 @@ export class SourceCatalog {
     private readonly metas: readonly SourceMeta[],
   ) {}
 
-  /** Every registered source with its state, in id order; cached per corpus version. */
+  /**
+   * Every registered source with its state, in id order; cached per corpus version, which moves with every
+   * served part of it (freshness, last success), not with attempts and failures.
+   */
   async views(version?: number): Promise<SourceView[]> {
     const v = version ?? (await this.store.corpusVersion());
     if (this.cache?.version === v) return this.cache.views;
-    const states = new Map((await this.store.sources.list()).map((s) => [s.id, s]));
-    const views = [...this.metas]
-      .sort((a, b) => (a.id < b.id ? -1 : 1))
-      .map((meta) => ({ meta, state: states.get(meta.id) ?? { id: meta.id, ...NEVER } }));
+    const views = await this.read();
     this.cache = { version: v, views };
     return views;
+  }
+
+  private async read(): Promise<SourceView[]> {
+    const states = new Map((await this.store.sources.list()).map((s) => [s.id, s]));
+    return this.sortedMetas().map((meta) => ({
+      meta,
+      state: states.get(meta.id) ?? { id: meta.id, ...NEVER },
+    }));
   }
 
   isKnown(id: string): boolean {
@@ -72,9 +80,9 @@ export class SourceCatalog {
     return out;
   }
 
-  /** Health of the enabled sources at `now`. */
+  /** Health of the enabled sources at `now`, read afresh: it shows attempts and failures. */
   async health(now: Date): Promise<Health> {
-    const enabled = (await this.views()).filter((v) => v.state.enabled);
+    const enabled = (await this.read()).filter((v) => v.state.enabled);
     const degraded: string[] = [];
     for (const { meta, state } of enabled) {
       const failedLast =

@@ -3,7 +3,7 @@
  * one use of an Idempotency-Key (key_id, idempotency_key, idempotency_generation) records one.
  */
 import type { Kysely } from 'kysely';
-import type { CheckReceipt } from '../domain/check.ts';
+import type { CheckReceipt, CheckReceiptSummary } from '../domain/check.ts';
 import type { Metered } from '../domain/meters.ts';
 import type { Database } from './schema.ts';
 import type { UsageLimits, UsageStore } from './usage-store.ts';
@@ -51,28 +51,32 @@ function toRow(write: ReceiptWrite): CheckWrite {
     result_digest: r.result_digest,
     corpus_as_of: r.corpus_as_of,
     corpus_size: r.corpus_size,
-    matches: JSON.stringify(r.matches ?? []),
+    matches: JSON.stringify(r.matches),
     idempotency_key: write.idempotencyKey,
     request_hash: write.requestHash,
     idempotency_generation: write.idempotencyGeneration,
   };
 }
 
-function toReceipt(row: Omit<ChecksRow, 'seq'>, withMatches: boolean): CheckReceipt {
+function toSummary(row: Omit<ChecksRow, 'seq'>): CheckReceiptSummary {
+  const rejected = JSON.parse(row.rejected) as CheckReceipt['rejected'];
   return {
     check_id: row.check_id,
     label: row.label,
     performed_at: row.performed_at,
     submitted_count: row.submitted_count,
     submitted_digest: row.submitted_digest,
-    rejected_count: (JSON.parse(row.rejected) as unknown[]).length,
-    rejected: JSON.parse(row.rejected) as CheckReceipt['rejected'],
+    rejected_count: rejected.length,
+    rejected,
     match_count: row.match_count,
     result_digest: row.result_digest,
     corpus_as_of: row.corpus_as_of,
     corpus_size: row.corpus_size,
-    ...(withMatches ? { matches: JSON.parse(row.matches) as CheckReceipt['matches'] } : {}),
   };
+}
+
+function toReceipt(row: Omit<ChecksRow, 'seq'>): CheckReceipt {
+  return { ...toSummary(row), matches: JSON.parse(row.matches) as CheckReceipt['matches'] };
 }
 
 export class ChecksStore {
@@ -119,7 +123,7 @@ export class ChecksStore {
       .where('check_id', '=', checkId)
       .where('key_id', '=', keyId)
       .executeTakeFirst();
-    return row === undefined ? undefined : toReceipt(row, true);
+    return row === undefined ? undefined : toReceipt(row);
   }
 
   /** This key's receipts without matches, newest first, after receipt `afterCheckId` (no global sequence). */
@@ -127,7 +131,7 @@ export class ChecksStore {
     keyId: string,
     limit: number,
     afterCheckId?: string,
-  ): Promise<{ rows: CheckReceipt[]; more: boolean; lastCheckId: string | null }> {
+  ): Promise<{ rows: CheckReceiptSummary[]; more: boolean; lastCheckId: string | null }> {
     let q = this.db.selectFrom('checks').selectAll().where('key_id', '=', keyId);
     if (afterCheckId !== undefined) {
       q = q.where('seq', '<', (eb) =>
@@ -144,7 +148,7 @@ export class ChecksStore {
       .execute();
     const page = rows.slice(0, limit);
     return {
-      rows: page.map((r) => toReceipt(r, false)),
+      rows: page.map(toSummary),
       more: rows.length > limit,
       lastCheckId: page.length > 0 ? page[page.length - 1]!.check_id : null,
     };
@@ -173,7 +177,7 @@ export class ChecksStore {
       .executeTakeFirst();
     if (row === undefined) return undefined;
     return {
-      receipt: toReceipt(row, true),
+      receipt: toReceipt(row),
       requestHash: row.request_hash,
       generation: row.idempotency_generation === null ? null : Number(row.idempotency_generation),
     };

@@ -4,7 +4,6 @@
  */
 import { Migrator } from 'kysely';
 import type { Config } from '../config.ts';
-import { compile } from './compiled.ts';
 import type { Engine } from './engine.ts';
 import { openSqlite } from './engines/sqlite.ts';
 import { ChecksStore } from './checks-store.ts';
@@ -15,6 +14,7 @@ import { migrationProvider } from './migrations/index.ts';
 import { RecallsStore } from './recalls-store.ts';
 import { ReportStore } from './report-store.ts';
 import { SourcesStore } from './sources-store.ts';
+import { StoreStateWatch } from './store-state.ts';
 import { UsageStore } from './usage-store.ts';
 
 export class MigrationError extends Error {
@@ -37,7 +37,10 @@ export interface Store {
   readonly report: ReportStore;
   /** The key paging cursors are signed with: made by the first migration, the same on every node. */
   readonly cursorSecret: Buffer;
-  /** A number that changes whenever the corpus or any source's state changes. */
+  /**
+   * A number that moves whenever a corpus-backed body would change (records, revisions, a source's served
+   * state), and only then; known in memory, see store-state.ts for how soon a change made elsewhere is seen.
+   */
   corpusVersion(): Promise<number>;
   close(): Promise<void>;
 }
@@ -80,23 +83,24 @@ export async function openStore(database: Config['database']): Promise<Store> {
     await engine.close();
     throw error;
   }
-  const version = compile(engine, () => db.selectFrom('corpus_state').select('version').where('id', '=', 1));
+  const state = new StoreStateWatch(engine);
   return {
     engine: engine.name,
     recalls: new RecallsStore(db, engine),
-    ingest: new IngestStore(db, engine),
-    sources: new SourcesStore(db),
-    keys: new KeysStore(db, engine),
+    ingest: new IngestStore(db, engine, state),
+    sources: new SourcesStore(db, state),
+    keys: new KeysStore(db, engine, state),
     usage,
     checks: new ChecksStore(db, usage),
     locks: new LocksStore(db),
     report: new ReportStore(db),
     cursorSecret,
     async corpusVersion() {
-      const [row] = await version.all({});
-      if (row === undefined) throw new Error('corpus_state has no row');
-      return Number(row.version);
+      return (await state.current()).version;
     },
-    close: () => engine.close(),
+    async close() {
+      await state.stop();
+      await engine.close();
+    },
   };
 }

@@ -9,6 +9,26 @@ export interface Prepared<R> {
   run(params: readonly unknown[]): Promise<number>;
 }
 
+/** The channel on which PostgreSQL announces each change of `corpus_state` ("<version> <keys_version>"). */
+export const STATE_CHANNEL = 'recalls_store_state';
+
+/**
+ * How an engine hears that another connection committed, so that state read once stays valid until then
+ * (store-state.ts). SQLite: `PRAGMA data_version`, a number that differs once another connection (another
+ * process) has committed, read without reading a page. PostgreSQL: LISTEN on a connection of its own.
+ */
+export type CommitSignal =
+  | { kind: 'data-version'; read(): number }
+  | {
+      kind: 'notify';
+      /**
+       * LISTENs to `channel`, reconnecting while not stopped: `onMessage(payload)` for each notification,
+       * `onMessage(undefined)` on each (re)connection, after which notifications may have been missed.
+       * Returns the function that stops listening.
+       */
+      listen(channel: string, onMessage: (payload: string | undefined) => void): () => Promise<void>;
+    };
+
 /** Distinct statements an engine keeps prepared; past this, statements are prepared per call. */
 export const PREPARED_LIMIT = 500;
 
@@ -21,6 +41,12 @@ export interface Engine {
   readonly serialPrimaryKey: 'integer' | 'bigserial';
   /** Statements that make stored receipts refuse UPDATE and DELETE (and TRUNCATE where it exists). */
   receiptImmutabilitySql(): string[];
+  /**
+   * Triggers that move `corpus_state.keys_version` on every change to `api_keys` (whoever writes it) and,
+   * on PostgreSQL, NOTIFY each change of `corpus_state` on STATE_CHANNEL.
+   */
+  stateSignalSql(): string[];
+  readonly commits: CommitSignal;
   /** Prepares `?`-placeholder text or a query compiled by `db`; reused while among PREPARED_LIMIT kept. */
   prepare<R = Record<string, unknown>>(query: string | CompiledQuery<R>): Prepared<R>;
   /** `column` is in `list` (encoded by `listParam`): `json_each(?)` on SQLite, `= any(?)` on PostgreSQL. */

@@ -2,15 +2,18 @@
  * Writes one source's observation of the corpus in a single transaction: new records are
  * inserted, unchanged ones only have `last_seen_at` moved, changed ones get the next revision
  * and a Revision with their field diff. The source's freshness moves in the same transaction,
- * so a run that fails midway leaves everything as it was.
+ * so a run that fails midway leaves everything as it was. The corpus version moves with it only
+ * when something served changed (a record, a revision, a last_seen_at, the source's freshness).
  */
 import type { Kysely, Selectable, Transaction } from 'kysely';
 import { canonicalContent, contentHashOfJson, diffContent } from '../domain/diff.ts';
 import { storageKeys } from '../domain/identifiers/match-keys.ts';
 import { recallId, type RecallContent, type RecallDraft } from '../domain/recall.ts';
+import { renderContentFields, renderIdentifiers } from '../domain/recall-json.ts';
 import { allColumns } from './compiled.ts';
 import type { Engine } from './engine.ts';
 import { NO_SORT_DATE, type Database, type IdentifiersTable, type RecallsTable } from './schema.ts';
+import { moveCorpusVersion, type StoreStateWatch } from './store-state.ts';
 
 export interface SourceObservation {
   sourceId: string;
@@ -31,6 +34,8 @@ export interface ApplyResult {
   inserted: number;
   amended: number;
   unchanged: number;
+  /** Whether a served body changed, and so the corpus version moved. */
+  moved: boolean;
 }
 
 const ROW_CHUNK = 400;
@@ -42,7 +47,7 @@ function chunks<T>(items: T[], size: number): T[][] {
   return out;
 }
 
-/** The recalls columns of a draft (everything but revision and the seen stamps). */
+/** The recalls columns of a draft (everything but revision and the seen stamps), its served JSON rendered. */
 export function recallColumns(
   id: string,
   obs: Pick<SourceObservation, 'sourceId' | 'jurisdiction'>,
@@ -73,6 +78,8 @@ export function recallColumns(
     url: content.url,
     content_hash: hash,
     content: json,
+    rendered_fields: renderContentFields(content),
+    rendered_identifiers: renderIdentifiers(content.identifiers),
   };
 }
 
@@ -99,6 +106,8 @@ export const RECALL_COLUMNS = allColumns<RecallsTable>()([
   'url',
   'content_hash',
   'content',
+  'rendered_fields',
+  'rendered_identifiers',
   'revision',
   'first_seen_at',
   'last_seen_at',
@@ -134,6 +143,7 @@ export class IngestStore {
   constructor(
     private readonly db: Kysely<Database>,
     private readonly engine: Engine,
+    private readonly state: StoreStateWatch,
   ) {}
 
   /** Applies one source's complete observation atomically. */
@@ -143,7 +153,7 @@ export class IngestStore {
     const byId = new Map<string, RecallDraft>();
     for (const d of obs.drafts) byId.set(recallId(obs.sourceId, d.recordId), d);
 
-    return this.db.transaction().execute(async (trx) => {
+    const result = await this.db.transaction().execute(async (trx) => {
       const existing = new Map<string, { hash: string; revision: number }>();
       const rows = await trx
         .selectFrom('recalls')
@@ -190,14 +200,24 @@ export class IngestStore {
 
       for (const a of amended) await this.amend(trx, obs, a);
 
-      // Unchanged records: only last_seen_at moves, in statements of many ids each.
-      for (const ids of chunks(unchanged, KEY_CHUNK))
-        await trx
+      // Unchanged records: only last_seen_at moves (where it differs), in statements of many ids each.
+      let seen = 0;
+      for (const ids of chunks(unchanged, KEY_CHUNK)) {
+        const [moved] = await trx
           .updateTable('recalls')
           .set({ last_seen_at: obs.observedAt })
           .where((eb) => this.engine.inList(eb.ref('id'), this.engine.listParam(ids)))
+          .where('last_seen_at', '<>', obs.observedAt)
           .execute();
+        seen += Number(moved?.numUpdatedRows ?? 0);
+      }
 
+      // What /v1/sources and meta.data_as_of serve of the source (its attempts and errors only health shows).
+      const served = await trx
+        .selectFrom('sources')
+        .select(['data_as_of', 'last_success_at'])
+        .where('id', '=', obs.sourceId)
+        .executeTakeFirst();
       await trx
         .updateTable('sources')
         .set({
@@ -219,13 +239,16 @@ export class IngestStore {
       }));
       for (const chunk of chunks(kept, ROW_CHUNK))
         await trx.insertInto('set_aside_records').values(chunk).execute();
-      await trx
-        .updateTable('corpus_state')
-        .set((eb) => ({ version: eb('version', '+', 1), updated_at: obs.observedAt }))
-        .where('id', '=', 1)
-        .execute();
-      return { inserted: inserts.length, amended: amended.length, unchanged: unchanged.length };
+      const moved =
+        inserts.length + amended.length + seen > 0 ||
+        served === undefined ||
+        served.data_as_of !== obs.dataAsOf ||
+        served.last_success_at !== obs.observedAt;
+      if (moved) await moveCorpusVersion(trx, obs.observedAt);
+      return { inserted: inserts.length, amended: amended.length, unchanged: unchanged.length, moved };
     });
+    if (result.moved) this.state.invalidate();
+    return result;
   }
 
   private async insertIdentifiers(trx: Transaction<Database>, rows: ReturnType<typeof identifierRows>) {

@@ -1,9 +1,11 @@
-/** API keys: created, found by hash, listed, revoked. Only hashes are stored. */
+/** API keys: created, found by hash (kept in memory per keys version), listed, revoked. Only hashes are stored. */
 import type { Kysely } from 'kysely';
+import { LRUCache } from 'lru-cache';
 import { generateApiKey, hashApiKey, looksLikeApiKey, sameHash } from '../domain/api-keys.ts';
 import { compile } from './compiled.ts';
 import type { Engine } from './engine.ts';
 import type { Database } from './schema.ts';
+import type { StoreStateWatch } from './store-state.ts';
 
 export interface ApiKeyRecord {
   id: string;
@@ -14,24 +16,15 @@ export interface ApiKeyRecord {
   revoked_at: string | null;
 }
 
-/** One index probe by hash, joined to the corpus version: a keyed request's one read before its query. */
-const selectByHash = (db: Kysely<Database>, hash: string) =>
-  db
-    .selectFrom('corpus_state as c')
-    .leftJoin('api_keys as k', (join) => join.on('k.key_hash', '=', hash))
-    .select([
-      'k.id',
-      'k.prefix',
-      'k.key_hash',
-      'k.name',
-      'k.plan',
-      'k.created_at',
-      'k.revoked_at',
-      'c.version as corpus_version',
-    ])
-    .where('c.id', '=', 1);
+/** Key hashes whose record (or absence) each node keeps in memory, until any key changes. */
+export const KEYS_KEPT = 10_000;
 
-/** A presented key's record (when it exists) and the corpus version, read together. */
+/** Kept for a hash that names no key. */
+const NO_KEY = Symbol('no key');
+
+const KEY_COLUMNS = ['id', 'prefix', 'name', 'plan', 'created_at', 'revoked_at'] as const;
+
+/** A presented key's record (when it exists) and the corpus version, as this node knows them. */
 export interface Authentication {
   record: ApiKeyRecord | undefined;
   corpusVersion: number;
@@ -39,12 +32,21 @@ export interface Authentication {
 
 export class KeysStore {
   private readonly byHash;
+  /** Records by key hash, valid at keys version `keptAt`. */
+  private readonly kept = new LRUCache<string, Readonly<ApiKeyRecord> | typeof NO_KEY>({ max: KEYS_KEPT });
+  private keptAt = -1;
 
   constructor(
     private readonly db: Kysely<Database>,
     engine: Engine,
+    private readonly state: StoreStateWatch,
   ) {
-    this.byHash = compile(engine, (p: { hash: string }) => selectByHash(db, p.hash));
+    this.byHash = compile(engine, (p: { hash: string }) =>
+      db
+        .selectFrom('api_keys')
+        .select([...KEY_COLUMNS, 'key_hash'])
+        .where('key_hash', '=', p.hash),
+    );
   }
 
   /** Creates a key; the returned `key` is the only time it exists in clear. */
@@ -55,57 +57,51 @@ export class KeysStore {
       .insertInto('api_keys')
       .values({ ...record, key_hash: hashApiKey(key) })
       .execute();
+    this.state.invalidate();
     return { ...record, key };
   }
 
-  /** The key record for a presented key, or undefined when no such key exists. */
+  /** The key record for a presented key, or undefined when no such key exists (read from the database). */
   async findByKey(key: string): Promise<ApiKeyRecord | undefined> {
-    return looksLikeApiKey(key) ? (await this.authenticate(key)).record : undefined;
+    return looksLikeApiKey(key) ? this.read(hashApiKey(key)) : undefined;
   }
 
-  /** The record of a presented key (undefined when there is no such key) and the corpus version. */
-  async authenticate(key: string): Promise<Authentication> {
-    return this.authenticateHash(looksLikeApiKey(key) ? hashApiKey(key) : '');
-  }
-
-  /** `authenticate` for a key already hashed (`hashApiKey`); '' finds no key. */
+  /**
+   * The record of a key already hashed (`hashApiKey`; undefined when there is no such key) and the corpus
+   * version, from memory: a hash is read once per keys version (any key created, revoked or changed anywhere
+   * moves it, see store-state.ts for how soon each node knows).
+   */
   async authenticateHash(hash: string): Promise<Authentication> {
+    const state = await this.state.current();
+    if (state.keysVersion > this.keptAt) {
+      this.kept.clear();
+      this.keptAt = state.keysVersion;
+    }
+    let entry = this.kept.get(hash);
+    if (entry === undefined) {
+      entry = (await this.read(hash)) ?? NO_KEY;
+      // Read after the state was: at least as new as it, unless a newer keys version came meanwhile.
+      if (this.keptAt === state.keysVersion) this.kept.set(hash, entry);
+    }
+    return { record: entry === NO_KEY ? undefined : entry, corpusVersion: state.version };
+  }
+
+  private async read(hash: string): Promise<ApiKeyRecord | undefined> {
     const [row] = await this.byHash.all({ hash });
-    if (row === undefined) throw new Error('corpus_state has no row');
-    const corpusVersion = Number(row.corpus_version);
-    if (hash === '' || row.key_hash === null || !sameHash(row.key_hash, hash))
-      return { record: undefined, corpusVersion };
-    return {
-      record: {
-        id: row.id!,
-        prefix: row.prefix!,
-        name: row.name ?? null,
-        plan: row.plan!,
-        created_at: row.created_at!,
-        revoked_at: row.revoked_at ?? null,
-      },
-      corpusVersion,
-    };
+    if (row === undefined || !sameHash(row.key_hash, hash)) return undefined;
+    const { key_hash: _, ...record } = row;
+    return record;
   }
 
   async list(): Promise<ApiKeyRecord[]> {
-    return this.db
-      .selectFrom('api_keys')
-      .select(['id', 'prefix', 'name', 'plan', 'created_at', 'revoked_at'])
-      .orderBy('created_at')
-      .orderBy('id')
-      .execute();
+    return this.db.selectFrom('api_keys').select(KEY_COLUMNS).orderBy('created_at').orderBy('id').execute();
   }
 
   /** Revokes a key named by its id or by the key itself; undefined when there is no such key. */
   async revoke(idOrKey: string, now: Date): Promise<ApiKeyRecord | undefined> {
     const target = looksLikeApiKey(idOrKey)
       ? await this.findByKey(idOrKey)
-      : await this.db
-          .selectFrom('api_keys')
-          .select(['id', 'prefix', 'name', 'plan', 'created_at', 'revoked_at'])
-          .where('id', '=', idOrKey)
-          .executeTakeFirst();
+      : await this.db.selectFrom('api_keys').select(KEY_COLUMNS).where('id', '=', idOrKey).executeTakeFirst();
     if (target === undefined) return undefined;
     if (target.revoked_at !== null) return target;
     const revokedAt = now.toISOString();
@@ -114,6 +110,7 @@ export class KeysStore {
       .set({ revoked_at: revokedAt })
       .where('id', '=', target.id)
       .execute();
+    this.state.invalidate(); // refused by this node's next request
     return { ...target, revoked_at: revokedAt };
   }
 }

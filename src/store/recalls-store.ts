@@ -3,10 +3,10 @@ import { sql, type Kysely } from 'kysely';
 import type { Hit } from '../domain/check.ts';
 import { isMoreCertain, type Confidence, type IdentifierKind } from '../domain/identifiers/kinds.ts';
 import type { LookupKeys } from '../domain/identifiers/match-keys.ts';
-import type { Recall, RecallMatch, RecallSummary, Revision } from '../domain/recall.ts';
+import { assembleRecall, assembleRevision, type RecallParts } from '../domain/recall-json.ts';
 import { compile, StatementCache, type RowOf, type Statement } from './compiled.ts';
 import type { Engine } from './engine.ts';
-import { NO_SORT_DATE, type Database } from './schema.ts';
+import type { Database } from './schema.ts';
 
 /** Filters of GET /v1/recalls, already validated. */
 export interface RecallFilters {
@@ -40,28 +40,15 @@ const FILTERS = [
 
 type Filter = (typeof FILTERS)[number];
 
-/** The recall columns and the two source columns every recall read returns. */
+/** The columns a recall's JSON is assembled from (its rendering, the fields around it) and its list position. */
 const RECALL_SELECTION = [
   'r.id',
   'r.source_id',
   'r.record_id',
   'r.jurisdiction',
-  'r.title',
-  'r.summary',
-  'r.hazard_category',
-  'r.hazard_text',
-  'r.product_category',
-  'r.brands',
-  'r.models',
-  'r.severity',
-  'r.source_classification',
-  'r.remedy',
-  'r.recall_date',
-  'r.published_date',
-  'r.sort_date',
-  'r.countries',
-  'r.url',
+  'r.rendered_fields',
   'r.revision',
+  'r.sort_date',
   'r.first_seen_at',
   'r.last_seen_at',
   's.agency',
@@ -83,41 +70,41 @@ const selectMatches = (db: Kysely<Database>) =>
 type RecallRow = RowOf<ReturnType<typeof selectRecalls>>;
 type MatchRow = RowOf<ReturnType<typeof selectMatches>>;
 
-function parseList(json: string): string[] {
-  const v: unknown = JSON.parse(json);
-  return Array.isArray(v) ? v.map(String) : [];
+/** A recall read for an answer: its JSON, assembled around the stored rendering, and its list position. */
+export interface RenderedRecall {
+  id: string;
+  sourceId: string;
+  /** Where it stands in the newest-first order (the next page's cursor). */
+  position: RecallPosition;
+  /** A Recall (with identifiers where one is read) or, from a lookup, a RecallMatch, as served. */
+  json: string;
 }
 
-function toSummary(row: RecallRow): RecallSummary {
+/** One revision as served, with its number (the next page's cursor). */
+export interface RenderedRevision {
+  revision: number;
+  json: string;
+}
+
+function rendered(row: RecallRow, extra: Pick<RecallParts, 'identifiers' | 'match'> = {}): RenderedRecall {
   return {
     id: row.id,
-    source: {
-      id: row.source_id,
-      record_id: row.record_id,
+    sourceId: row.source_id,
+    position: { sortDate: row.sort_date, id: row.id },
+    json: assembleRecall({
+      id: row.id,
+      sourceId: row.source_id,
+      recordId: row.record_id,
       agency: row.agency,
       jurisdiction: row.jurisdiction,
-    },
-    title: row.title,
-    summary: row.summary,
-    hazard: { category: row.hazard_category, text: row.hazard_text },
-    product: { category: row.product_category, brands: parseList(row.brands), models: parseList(row.models) },
-    severity: row.severity,
-    source_classification: row.source_classification,
-    remedy: row.remedy,
-    recall_date: row.recall_date,
-    published_date: row.published_date,
-    countries: parseList(row.countries),
-    url: row.url,
-    revision: row.revision,
-    data_as_of: row.source_data_as_of ?? row.last_seen_at,
-    first_seen_at: row.first_seen_at,
-    last_seen_at: row.last_seen_at,
+      contentFields: row.rendered_fields,
+      revision: row.revision,
+      dataAsOf: row.source_data_as_of ?? row.last_seen_at,
+      firstSeenAt: row.first_seen_at,
+      lastSeenAt: row.last_seen_at,
+      ...extra,
+    }),
   };
-}
-
-/** The sort key of a summary, for the next page's cursor. */
-export function positionOf(recall: RecallSummary): RecallPosition {
-  return { sortDate: recall.published_date ?? NO_SORT_DATE, id: recall.id };
 }
 
 /** A lookup whose keys hit at most this many stored identifiers orders them in memory, not in SQL. */
@@ -195,7 +182,6 @@ export class RecallsStore {
   private readonly byMatchKey;
   private readonly byProductKey;
   private readonly recallById;
-  private readonly identifiersOf;
   private readonly sourceById;
   private readonly revisionsOf;
   private readonly pages = new StatementCache<PageParams, RecallRow>(PAGE_SHAPES_KEPT);
@@ -209,15 +195,8 @@ export class RecallsStore {
   ) {
     this.byMatchKey = byKeyColumn(db, engine, 'i.match_key');
     this.byProductKey = byKeyColumn(db, engine, 'i.product_key');
-    this.recallById = compile(engine, (p: { id: string }) => selectRecalls(db).where('r.id', '=', p.id));
-    this.identifiersOf = compile(engine, (p: { id: string }) =>
-      db
-        .selectFrom('identifiers')
-        .select(['kind', 'value', 'normalized', 'confidence'])
-        .where('recall_id', '=', p.id)
-        .orderBy('kind')
-        .orderBy('normalized')
-        .orderBy('value'),
+    this.recallById = compile(engine, (p: { id: string }) =>
+      selectRecalls(db).select('r.rendered_identifiers').where('r.id', '=', p.id),
     );
     this.sourceById = compile(engine, (p: { id: string }) =>
       db.selectFrom('recalls').select('source_id').where('id', '=', p.id),
@@ -268,7 +247,7 @@ export class RecallsStore {
     filters: RecallFilters,
     limit: number,
     after?: RecallPosition,
-  ): Promise<{ rows: RecallSummary[]; more: boolean }> {
+  ): Promise<{ rows: RenderedRecall[]; more: boolean }> {
     const given = FILTERS.filter(([name]) => filters[name] !== undefined);
     const statement = this.page({
       filters: given,
@@ -277,7 +256,7 @@ export class RecallsStore {
       rows: limit + 1,
     });
     const rows = await statement.all({ ...filters, ...after } as PageParams);
-    return { rows: rows.slice(0, limit).map(toSummary), more: rows.length > limit };
+    return { rows: rows.slice(0, limit).map((r) => rendered(r)), more: rows.length > limit };
   }
 
   /** Exact count of recalls matching the filters. */
@@ -301,11 +280,9 @@ export class RecallsStore {
   }
 
   /** One recall with every extracted identifier, or undefined. */
-  async get(id: string): Promise<Recall | undefined> {
+  async get(id: string): Promise<RenderedRecall | undefined> {
     const [row] = await this.recallById.all({ id });
-    if (row === undefined) return undefined;
-    const identifiers = await this.identifiersOf.all({ id });
-    return { ...toSummary(row), identifiers };
+    return row === undefined ? undefined : rendered(row, { identifiers: row.rendered_identifiers });
   }
 
   /** Whether a recall exists and the source it belongs to. */
@@ -319,14 +296,17 @@ export class RecallsStore {
     id: string,
     limit: number,
     afterRevision = 0,
-  ): Promise<{ rows: Revision[]; more: boolean }> {
+  ): Promise<{ rows: RenderedRevision[]; more: boolean }> {
     const rows = await this.revisionsOf.all({ id, after: afterRevision, rows: limit + 1 });
     return {
       rows: rows.slice(0, limit).map((r) => ({
         revision: r.revision,
-        observed_at: r.observed_at,
-        changed_fields: JSON.parse(r.changed_fields) as Revision['changed_fields'],
-        ...(r.data_as_of === null ? {} : { data_as_of: r.data_as_of }),
+        json: assembleRevision({
+          revision: r.revision,
+          observedAt: r.observed_at,
+          changedFields: r.changed_fields,
+          dataAsOf: r.data_as_of,
+        }),
       })),
       more: rows.length > limit,
     };
@@ -337,7 +317,7 @@ export class RecallsStore {
     keys: LookupKeys,
     limit: number,
     after?: RecallPosition,
-  ): Promise<{ rows: RecallMatch[]; more: boolean }> {
+  ): Promise<{ rows: RenderedRecall[]; more: boolean }> {
     // Usually a handful of recalls: one statement joins the probe to its recalls and the order is made here;
     // a key shared by many recalls falls back to ordering and paging in SQL.
     const joined = await this.matchRows(keys);
@@ -355,7 +335,7 @@ export class RecallsStore {
       ...after,
     } as PageParams);
     return {
-      rows: rows.slice(0, limit).map((r) => ({ ...toSummary(r), match: best.get(r.id)! })),
+      rows: rows.slice(0, limit).map((r) => rendered(r, { match: best.get(r.id)! })),
       more: rows.length > limit,
     };
   }
@@ -386,7 +366,7 @@ export class RecallsStore {
     joined: MatchRow[],
     limit: number,
     after: RecallPosition | undefined,
-  ): { rows: RecallMatch[]; more: boolean } {
+  ): { rows: RenderedRecall[]; more: boolean } {
     const best = new Map<string, BestMatch>();
     const byId = new Map<string, MatchRow>();
     for (const row of joined) {
@@ -407,7 +387,7 @@ export class RecallsStore {
       )
       .sort(compareListOrder);
     return {
-      rows: ordered.slice(0, limit).map((r) => ({ ...toSummary(r), match: best.get(r.id)! })),
+      rows: ordered.slice(0, limit).map((r) => rendered(r, { match: best.get(r.id)! })),
       more: ordered.length > limit,
     };
   }

@@ -59,6 +59,10 @@ export interface RecallsTable {
   content_hash: string;
   /** The canonical public content as JSON, kept to compute the next field diff. */
   content: string;
+  /** The content fields as served (`renderContentFields`), rendered whenever the content is written. */
+  rendered_fields: string;
+  /** The identifiers as one recall serves them (`renderIdentifiers`), rendered with the content. */
+  rendered_identifiers: string;
   first_seen_at: string;
   last_seen_at: string;
 }
@@ -94,8 +98,11 @@ export interface ApiKeysTable {
 export interface UsageTable {
   key_id: string;
   month: string;
+  /** Requests answered and reported by their node. */
   requests: number;
   identifiers: number;
+  /** Requests API nodes hold leased: reported used or given back later, or a killed node's for good. */
+  requests_leased: number;
 }
 
 export interface ChecksTable {
@@ -118,9 +125,13 @@ export interface ChecksTable {
   idempotency_generation: number | null;
 }
 
+/** One row (id 1): what nodes keep in memory, and when to read it again (store-state.ts). */
 export interface CorpusStateTable {
   id: number;
+  /** Moves when a corpus-backed body would change: records, revisions, a source's served state. */
   version: number;
+  /** Moves (by trigger) on every change to api_keys. */
+  keys_version: Generated<number>;
   updated_at: string;
 }
 

@@ -1,6 +1,7 @@
 /** Per-source state: which sources exist, their freshness and failures. */
 import type { Kysely } from 'kysely';
 import type { Database } from './schema.ts';
+import { moveCorpusVersion, type StoreStateWatch } from './store-state.ts';
 
 export interface SourceState {
   id: string;
@@ -13,23 +14,43 @@ export interface SourceState {
 }
 
 export class SourcesStore {
-  constructor(private readonly db: Kysely<Database>) {}
+  constructor(
+    private readonly db: Kysely<Database>,
+    private readonly state: StoreStateWatch,
+  ) {}
 
-  /** Makes sure every known source has a row, keeping its state; updates agency and jurisdiction. */
+  /**
+   * Makes sure every known source has a row, keeping its state; updates agency and jurisdiction, which
+   * recalls serve, so the corpus version moves when one of them changes.
+   */
   async register(sources: { id: string; agency: string; jurisdiction: string }[]): Promise<void> {
-    for (const s of sources) {
-      await this.db
-        .insertInto('sources')
-        .values({
-          id: s.id,
-          agency: s.agency,
-          jurisdiction: s.jurisdiction,
-          enabled: 1,
-          consecutive_failures: 0,
-        })
-        .onConflict((oc) => oc.column('id').doUpdateSet({ agency: s.agency, jurisdiction: s.jurisdiction }))
-        .execute();
-    }
+    const known = new Map(
+      (await this.db.selectFrom('sources').select(['id', 'agency', 'jurisdiction']).execute()).map((r) => [
+        r.id,
+        r,
+      ]),
+    );
+    const renamed = sources.filter((s) => {
+      const k = known.get(s.id);
+      return k !== undefined && (k.agency !== s.agency || k.jurisdiction !== s.jurisdiction);
+    });
+    await this.db.transaction().execute(async (trx) => {
+      for (const s of sources) {
+        await trx
+          .insertInto('sources')
+          .values({
+            id: s.id,
+            agency: s.agency,
+            jurisdiction: s.jurisdiction,
+            enabled: 1,
+            consecutive_failures: 0,
+          })
+          .onConflict((oc) => oc.column('id').doUpdateSet({ agency: s.agency, jurisdiction: s.jurisdiction }))
+          .execute();
+      }
+      if (renamed.length > 0) await moveCorpusVersion(trx, new Date().toISOString());
+    });
+    if (renamed.length > 0) this.state.invalidate();
   }
 
   async list(): Promise<SourceState[]> {
@@ -45,7 +66,10 @@ export class SourcesStore {
     }));
   }
 
-  /** Records a failed attempt; the source's records and freshness are left as they were. */
+  /**
+   * Records a failed attempt; the source's records and freshness are left as they were, and so is the corpus
+   * version: what changes (last attempt, error, failures) only /v1/health serves, which reads it afresh.
+   */
   async recordFailure(id: string, message: string, at: string): Promise<void> {
     await this.db
       .updateTable('sources')
@@ -55,11 +79,6 @@ export class SourcesStore {
         consecutive_failures: eb('consecutive_failures', '+', 1),
       }))
       .where('id', '=', id)
-      .execute();
-    await this.db
-      .updateTable('corpus_state')
-      .set((eb) => ({ version: eb('version', '+', 1), updated_at: at }))
-      .where('id', '=', 1)
       .execute();
   }
 }

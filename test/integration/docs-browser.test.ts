@@ -2,7 +2,8 @@
  * Opens the interactive reference at /docs in a real browser (Debian's Chromium, headless,
  * driven by playwright-core) against the real app on 127.0.0.1, and checks that Swagger UI
  * renders all nine operations from assets the service serves itself: no request may leave
- * the page's own origin (no CDN, no font or validator service).
+ * the page's own origin (no CDN, no font or validator service), and that each error status of
+ * each operation shows an example of its own problem type.
  *
  * Needs /usr/bin/chromium (`apt-get install chromium`). Without it the tests skip with a
  * message, unless RECALLS_REQUIRE_BROWSER=1, in which case they fail (for CI). With
@@ -185,6 +186,49 @@ describe('the /docs page in a real browser', { skip }, () => {
       await context.close();
     }
   }
+
+  test('shows each error status with an example of its own problem type', { timeout: 90_000 }, async () => {
+    const expected: Record<string, string[]> = {
+      '400': ['/problems/invalid-parameter', '/problems/invalid-cursor'],
+      '401': ['/problems/unauthorized'],
+      '402': ['/problems/quota-exceeded'],
+      '403': ['/problems/forbidden'],
+      '404': ['/problems/not-found'],
+      '429': ['/problems/rate-limited'],
+      '500': ['/problems/internal'],
+    };
+    const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+    try {
+      const page = await context.newPage();
+      await page.goto(`http://127.0.0.1:${port}/docs`, { waitUntil: 'load', timeout: 30_000 });
+      await page
+        .locator('.swagger-ui .opblock')
+        .nth(OPERATIONS.length - 1)
+        .waitFor({ state: 'visible', timeout: 20_000 });
+      let shown = 0;
+      for (const op of OPERATIONS) {
+        const block = page.locator(`.swagger-ui .opblock[id$="-${op.operationId}"]`);
+        await block.locator('.opblock-summary').first().click();
+        await block.locator('tr.response[data-code="500"]').waitFor({ timeout: 10_000 });
+        const rows: [string, string][] = await block
+          .locator('tr.response')
+          .evaluateAll((trs) => trs.map((tr) => [tr.getAttribute('data-code') ?? '', tr.textContent ?? '']));
+        for (const [code, text] of rows) {
+          if (Number(code) < 400) continue;
+          const type = /"type": "([^"]+)"/.exec(text)?.[1];
+          assert.ok(
+            type !== undefined && expected[code]!.includes(type),
+            `${op.operationId} ${code} shows ${type}`,
+          );
+          assert.match(text, new RegExp(`"status": ${code}\\b`), `${op.operationId} ${code}`);
+          shown++;
+        }
+      }
+      assert.equal(shown, 8 * 7 + 3, 'seven error statuses on each keyed operation, three on health');
+    } finally {
+      await context.close();
+    }
+  });
 
   test(
     'renders all nine operations from local assets when opened on 127.0.0.1',

@@ -9,9 +9,10 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { sql } from 'kysely';
+import { Migrator } from 'kysely';
 import { encodeCursor, filterFingerprint } from '../../src/domain/cursor.ts';
 import { openStore } from '../../src/store/database.ts';
+import { migrationProvider } from '../../src/store/migrations/index.ts';
 import { createTestDatabase, openRawEngine } from '../support/database.ts';
 import { draft, json, startService, type TestService } from '../support/service.ts';
 
@@ -141,20 +142,25 @@ describe('the cursor secret is the database’s (C2)', () => {
       const again = await openStore(db.database);
       const first = again.cursorSecret;
       await again.close();
-      // A database as it was before the secret's migration.
-      const raw = openRawEngine(db.database);
-      await sql`DROP TABLE cursor_secret`.execute(raw.db);
-      await sql`DELETE FROM kysely_migration WHERE name = '0004-cursor-secret'`.execute(raw.db);
+      assert.deepEqual(first, a.cursorSecret, 'kept across restarts');
+      // A database as it was before the secret's migration (migrated up to 0003 only).
+      const older = await createTestDatabase(mkdtempSync(join(tmpdir(), 'recalls-secret-')));
+      const raw = openRawEngine(older.database);
+      const migrator = new Migrator({ db: raw.db, provider: migrationProvider(raw) });
+      assert.equal((await migrator.migrateTo('0003-idempotency-unique')).error, undefined);
       await raw.close();
-      const migrated = await openStore(db.database);
+      const migrated = await openStore(older.database);
       assert.equal(migrated.cursorSecret.length, 32);
-      assert.notDeepEqual(migrated.cursorSecret, first, 'a fresh secret');
+      assert.notDeepEqual(migrated.cursorSecret, first, 'each database its own');
       await migrated.close();
-      const other = await createTestDatabase(mkdtempSync(join(tmpdir(), 'recalls-secret-')));
-      const elsewhere = await openStore(other.database);
-      assert.notDeepEqual(elsewhere.cursorSecret, first, 'each database its own');
-      await elsewhere.close();
-      await other.drop();
+      const reopened = await openStore(older.database);
+      assert.deepEqual(
+        reopened.cursorSecret,
+        migrated.cursorSecret,
+        'the migrated database keeps its secret',
+      );
+      await reopened.close();
+      await older.drop();
     } finally {
       await db.drop();
       rmSync(dir, { recursive: true, force: true });

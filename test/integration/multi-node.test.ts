@@ -1,7 +1,8 @@
 /**
  * Three API processes on one PostgreSQL and one Redis, under concurrent load spread across
  * them: quotas are exact, burst limits are per client across nodes, receipts written on one
- * node are read on the others, and a node killed with SIGKILL loses no acknowledged receipt.
+ * node are read on the others, a new corpus and a revoked key are seen by every node, and a node
+ * killed with SIGKILL loses no acknowledged receipt.
  */
 import assert from 'node:assert/strict';
 import { Agent, request as httpRequest } from 'node:http';
@@ -11,10 +12,11 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { Redis } from 'ioredis';
 import { openStore, type Store } from '../../src/store/database.ts';
-import { runCli, startCli, type CliResult } from '../support/cli.ts';
+import { listeningUrl, runCli, startCli, type CliResult } from '../support/cli.ts';
 import { createTestDatabase, PG_ADMIN_URL, sqliteOnly, type TestDatabase } from '../support/database.ts';
 import { fdaRecord } from '../support/fda-records.ts';
 import { startOpenFdaStandIn } from '../support/openfda-server.ts';
+import { pool } from '../support/pool.ts';
 import { REDIS_URL, requireService } from '../support/services.ts';
 import { draft } from '../support/service.ts';
 import { until } from '../support/until.ts';
@@ -83,30 +85,15 @@ function call(
   });
 }
 
+/** Every node process started, so that none outlives the suite (even one whose start failed). */
+const started: ReturnType<typeof startCli>[] = [];
+
 async function startNode(env: Record<string, string>): Promise<Node> {
   const run = startCli(['serve'], { ...env, PORT: '0', LOG_LEVEL: 'info' });
-  for (let i = 0; i < 300; i++) {
-    const m = /Server listening at (http:\/\/127\.0\.0\.1:\d+)/.exec(run.output());
-    if (m !== null) return { url: m[1]!, run };
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  run.child.kill('SIGKILL');
-  throw new Error(`node did not start: ${run.output()}`);
-}
-
-/** Runs `tasks` with at most `width` in flight. */
-async function pool<T>(tasks: (() => Promise<T>)[], width: number): Promise<T[]> {
-  const out: T[] = new Array(tasks.length);
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: width }, async () => {
-      while (next < tasks.length) {
-        const i = next++;
-        out[i] = await tasks[i]!();
-      }
-    }),
-  );
-  return out;
+  started.push(run);
+  // three processes starting at once on a busy 2-core machine can take a while
+  const url = await listeningUrl(run, 60_000);
+  return { url, run };
 }
 
 describe('several API nodes on PostgreSQL and Redis', { skip: sqliteOnly('always on PostgreSQL') }, () => {
@@ -152,8 +139,8 @@ describe('several API nodes on PostgreSQL and Redis', { skip: sqliteOnly('always
   });
 
   after(async () => {
-    for (const n of nodes) n.run.child.kill('SIGKILL');
-    await Promise.all(nodes.map((n) => n.run.done));
+    for (const run of started) run.child.kill('SIGKILL');
+    await Promise.all(started.map((run) => run.done));
     await store?.close();
     await db?.drop();
     if (dir !== undefined) rmSync(dir, { recursive: true, force: true });
@@ -177,10 +164,12 @@ describe('several API nodes on PostgreSQL and Redis', { skip: sqliteOnly('always
     assert.equal(refused.length, 120);
     assert.equal(refused[0]!.body.type, '/problems/quota-exceeded');
     const id = (await store.keys.findByKey(key))!.id;
-    assert.equal(
-      (await store.usage.get(id, new Date().toISOString().slice(0, 7))).requests,
-      500,
-      'durable in the database',
+    const month = new Date().toISOString().slice(0, 7);
+    const taken = await store.usage.standing(id, month);
+    assert.equal(taken.used.requests + taken.leasedRequests, 500, 'the whole quota is taken in the database');
+    await until(
+      async () => (await store.usage.get(id, month)).requests === 500,
+      () => 'every node to report what it answered',
     );
   });
 
@@ -262,15 +251,46 @@ describe('several API nodes on PostgreSQL and Redis', { skip: sqliteOnly('always
       dataAsOf: '2026-06-24',
       observedAt: new Date().toISOString(),
     });
-    const afterwards = await Promise.all(
-      nodes.map((n) => call(n.url, '/v1/recalls?include_total=true', { key })),
-    );
+    // Each node hears of the commit by NOTIFY (or its poll): waited for, the bound is store-state.test.ts's.
+    const afterwards: Answer[] = [];
+    for (const [i, n] of nodes.entries()) {
+      await until(
+        async () =>
+          (afterwards[i] = await call(n.url, '/v1/recalls?include_total=true', { key })).etag !==
+          before[i]!.etag,
+        () => `node ${i} to serve the new corpus`,
+      );
+    }
     for (let i = 0; i < 3; i++) {
       assert.equal(afterwards[i]!.body.meta.total, before[i]!.body.meta.total + 1);
       assert.equal(afterwards[i]!.body.meta.data_as_of, '2026-06-24');
       assert.ok(afterwards[i]!.etag !== undefined && afterwards[i]!.etag !== before[i]!.etag, 'a new ETag');
     }
     assert.equal(new Set(afterwards.map((a) => a.etag)).size, 1, 'every node gives the same ETag');
+  });
+
+  test('a key revoked by `recalls keys revoke` is refused by every node, without a restart', async (t) => {
+    if (!ready) return t.skip('services not available');
+    const key = (await store.keys.create('growth', 'revoked', new Date())).key;
+    for (const n of nodes) {
+      assert.equal((await call(n.url, '/v1/recalls?limit=1', { key })).status, 200);
+      assert.equal(
+        (await call(n.url, '/v1/recalls?limit=1', { key })).status,
+        200,
+        'the key is known in memory',
+      );
+    }
+    const revoked = await runCli(['keys', 'revoke', key], env);
+    assert.equal(revoked.code, 0, revoked.stderr);
+    // Each node hears of it by NOTIFY (or its poll): waited for, the bound is store-state.test.ts's.
+    for (const [i, n] of nodes.entries()) {
+      let last: Answer | undefined;
+      await until(
+        async () => (last = await call(n.url, '/v1/recalls?limit=1', { key })).status === 403,
+        () => `node ${i} to refuse the key (last ${last?.status})`,
+      );
+      assert.equal(last!.body.type, '/problems/forbidden');
+    }
   });
 
   test('killing one node with SIGKILL mid-load loses no acknowledged receipt and the others keep answering', async (t) => {

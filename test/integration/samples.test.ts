@@ -17,7 +17,7 @@ import {
   normaliseIdentifier,
   type IdentifierKind,
 } from '../../src/domain/identifiers/index.ts';
-import { recallId } from '../../src/domain/recall.ts';
+import { recallId, type Recall, type RecallMatch } from '../../src/domain/recall.ts';
 import { createArchive } from '../../src/ingest/archive.ts';
 import { createUpstreamClient } from '../../src/ingest/http-client.ts';
 import { runIngest, type IngestResult } from '../../src/ingest/pipeline.ts';
@@ -136,6 +136,18 @@ describe('the sample data in samples/', { skip: sqliteOnly('reads its own SQLite
     if (dir !== undefined) rmSync(dir, { recursive: true, force: true });
   });
 
+  /** One stored recall as served, read back as an object. */
+  async function getRecall(id: string): Promise<Recall | undefined> {
+    const r = await store.recalls.get(id);
+    return r === undefined ? undefined : (JSON.parse(r.json) as Recall);
+  }
+
+  /** What the identifier lookup serves for one normalised identifier, as objects. */
+  async function lookupRecalls(kind: IdentifierKind, normalized: string): Promise<RecallMatch[]> {
+    const { rows } = await store.recalls.lookup(lookupKeys(kind, normalized), 50);
+    return rows.map((r) => JSON.parse(r.json) as RecallMatch);
+  }
+
   test('has one folder per registered source and nothing else', () => {
     const folders = sampleSources();
     assert.ok(folders.includes(FDA_FOOD));
@@ -157,10 +169,7 @@ describe('the sample data in samples/', { skip: sqliteOnly('reads its own SQLite
     const total = result.sources.reduce((n, s) => n + (s.records ?? 0), 0);
     assert.equal(await store.recalls.size(), total);
     for (const record of foodPage.results) {
-      assert.ok(
-        await store.recalls.get(recallId(FDA_FOOD, record.recall_number)),
-        `${record.recall_number} stored`,
-      );
+      assert.ok(await getRecall(recallId(FDA_FOOD, record.recall_number)), `${record.recall_number} stored`);
     }
   });
 
@@ -177,7 +186,7 @@ describe('the sample data in samples/', { skip: sqliteOnly('reads its own SQLite
         /\(fictional\)$/,
         `${record.recall_number} firm is marked fictional`,
       );
-      const stored = await store.recalls.get(recallId(FDA_FOOD, record.recall_number));
+      const stored = await getRecall(recallId(FDA_FOOD, record.recall_number));
       assert.ok(stored);
       assert.ok(
         SAMPLE_MARK.test(stored.title ?? '') || SAMPLE_MARK.test(stored.summary ?? ''),
@@ -228,7 +237,7 @@ describe('the sample data in samples/', { skip: sqliteOnly('reads its own SQLite
 
   test('stores every written identifier with its record', async () => {
     for (const [recallNumber, written] of Object.entries(WRITTEN)) {
-      const stored = await store.recalls.get(recallId(FDA_FOOD, recallNumber));
+      const stored = await getRecall(recallId(FDA_FOOD, recallNumber));
       assert.ok(stored);
       for (const { kind, value } of written) {
         const n = normaliseIdentifier(kind, value);
@@ -246,7 +255,7 @@ describe('the sample data in samples/', { skip: sqliteOnly('reads its own SQLite
       for (const { kind, value } of written) {
         const n = normaliseIdentifier(kind, value);
         assert.ok(n.ok);
-        const { rows } = await store.recalls.lookup(lookupKeys(n.kind, n.normalized), 50);
+        const rows = await lookupRecalls(n.kind, n.normalized);
         assert.ok(
           rows.some((r) => r.source.record_id === recallNumber),
           `${kind} ${value} finds ${recallNumber}; found ${rows.map((r) => r.source.record_id).join(', ') || 'nothing'}`,
@@ -268,7 +277,7 @@ describe('the sample data in samples/', { skip: sqliteOnly('reads its own SQLite
     for (const [kind, value] of forms) {
       const n = normaliseIdentifier(kind, value);
       assert.ok(n.ok, `${kind} ${value} normalises`);
-      const { rows } = await store.recalls.lookup(lookupKeys(n.kind, n.normalized), 50);
+      const rows = await lookupRecalls(n.kind, n.normalized);
       assert.deepEqual(
         rows.map((r) => r.source.record_id),
         ['F-9905-2099', 'F-9901-2099'],
@@ -282,7 +291,7 @@ describe('the sample data in samples/', { skip: sqliteOnly('reads its own SQLite
   test('matches lots and batches in one key space', async () => {
     const n = normaliseIdentifier('batch', 'sample lot 01');
     assert.ok(n.ok);
-    const { rows } = await store.recalls.lookup(lookupKeys(n.kind, n.normalized), 50);
+    const rows = await lookupRecalls(n.kind, n.normalized);
     assert.deepEqual(
       rows.map((r) => r.source.record_id),
       ['F-9901-2099'],
@@ -291,7 +300,9 @@ describe('the sample data in samples/', { skip: sqliteOnly('reads its own SQLite
   });
 
   test('lists the samples newest first with the undated record last, classes mapped to severities', async () => {
-    const { rows } = await store.recalls.list({ source: FDA_FOOD }, 200);
+    const rows = (await store.recalls.list({ source: FDA_FOOD }, 200)).rows.map(
+      (r) => JSON.parse(r.json) as Recall,
+    );
     assert.equal(rows.length, foodPage.results.length);
     const dated = rows.filter((r) => r.published_date !== null).map((r) => r.published_date!);
     assert.deepEqual(dated, [...dated].sort().reverse());

@@ -8,10 +8,12 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { openStore } from '../../src/store/database.ts';
+import { openStore, type Store } from '../../src/store/database.ts';
 import { listeningUrl, runCli, startCli } from '../support/cli.ts';
 import { createTestDatabase, type TestDatabase } from '../support/database.ts';
+import { pool } from '../support/pool.ts';
 import { draft, startService, usageReaches, type TestService } from '../support/service.ts';
+import { until } from '../support/until.ts';
 
 const month = () => new Date().toISOString().slice(0, 7);
 
@@ -127,5 +129,160 @@ describe('usage recorded off the request path survives a graceful stop', () => {
     } finally {
       await store.close();
     }
+  });
+});
+
+interface Node {
+  url: string;
+  run: ReturnType<typeof startCli>;
+}
+
+describe('three API processes leasing one database’s quotas', { timeout: 180_000 }, () => {
+  const BLOCK = 8;
+  const LIMIT = 600;
+  let dir: string;
+  let db: TestDatabase;
+  let store: Store;
+  let runs: ReturnType<typeof startCli>[] = [];
+  let nodes: Node[] = [];
+
+  before(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'recalls-leases-'));
+    db = await createTestDatabase(dir);
+    const env = {
+      DATABASE_URL: db.url,
+      RECALLS_ARCHIVE_DIR: join(dir, 'a'),
+      RECALLS_BURST_EXEMPT: '127.0.0.1',
+      RECALLS_PLAN_STARTER_REQUESTS: String(LIMIT),
+      RECALLS_QUOTA_LEASE_BLOCK: String(BLOCK),
+      // leases stay out until the node stops: the killed node still holds its own
+      RECALLS_QUOTA_IDLE_RETURN_MS: '600000',
+    };
+    assert.equal((await runCli(['migrate'], env)).code, 0);
+    store = await openStore(db.database);
+    runs = [0, 1, 2].map(() => startCli(['serve'], { ...env, PORT: '0', LOG_LEVEL: 'info' }));
+    // three processes starting at once on a busy machine: give them time
+    nodes = await Promise.all(runs.map(async (run) => ({ url: await listeningUrl(run, 60_000), run })));
+  });
+  after(async () => {
+    for (const run of runs) run.child.kill('SIGKILL');
+    await Promise.all(runs.map((run) => run.done));
+    await store.close();
+    await db.drop();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  /** GET /v1/sources with the key: its status, or 0 when the node gave no answer. */
+  const get = (url: string, key: string) =>
+    fetch(`${url}/v1/sources`, { headers: { authorization: `Bearer ${key}` } }).then(
+      async (r) => ({
+        status: r.status,
+        type: r.status === 402 ? ((await r.json()) as { type: string }).type : undefined,
+      }),
+      () => ({ status: 0, type: undefined }),
+    );
+
+  test('admit a key exactly its quota between them, then 402, and report it all', async () => {
+    const key = (await store.keys.create('starter', 'exact', new Date())).key;
+    const answers = await pool(
+      Array.from({ length: LIMIT + 60 }, (_, i) => () => get(nodes[i % 3]!.url, key)),
+      12,
+    );
+    assert.equal(answers.filter((a) => a.status === 200).length, LIMIT);
+    const refused = answers.filter((a) => a.status === 402);
+    assert.equal(refused.length, 60);
+    assert.equal(refused[0]!.type, '/problems/quota-exceeded');
+    const id = (await store.keys.findByKey(key))!.id;
+    const taken = await store.usage.standing(id, month());
+    assert.equal(taken.used.requests + taken.leasedRequests, LIMIT, 'the whole quota is taken, no more');
+    await until(
+      async () => (await store.usage.get(id, month())).requests === LIMIT,
+      () => 'every node to report what it answered',
+    );
+  });
+
+  /** Sends to `survivors` in turn until every one refuses in the same round; the 200s they gave. */
+  async function drain(survivors: Node[], key: string): Promise<number> {
+    let answered = 0;
+    for (let round = 0; ; round++) {
+      assert.ok(round <= LIMIT, 'the survivors stop');
+      const answers = [];
+      for (const n of survivors) answers.push(await get(n.url, key));
+      answered += answers.filter((a) => a.status === 200).length;
+      assert.ok(
+        answers.every((a) => a.status === 200 || a.status === 402),
+        'the survivors answer everything',
+      );
+      if (answers.every((a) => a.status === 402)) {
+        assert.equal(answers[0]!.type, '/problems/quota-exceeded');
+        return answered;
+      }
+    }
+  }
+
+  const kill = async (victim: Node) => {
+    victim.run.child.kill('SIGKILL');
+    assert.equal((await victim.run.done).signal, 'SIGKILL');
+    nodes = nodes.filter((n) => n !== victim);
+  };
+
+  test('SIGKILL of a node holding a lease over-counts exactly its unused units; the others stop exactly there', async () => {
+    const key = (await store.keys.create('starter', 'killed idle', new Date())).key;
+    const id = (await store.keys.findByKey(key))!.id;
+    const victim = nodes[2]!;
+    // its first admission leases min(B, ⌊600 / 64⌋) = 8; it answers 3 and holds 5 unused
+    for (let i = 0; i < 3; i++) assert.equal((await get(victim.url, key)).status, 200);
+    await kill(victim);
+    const answered = 3 + (await drain(nodes, key));
+    assert.equal(LIMIT - answered, BLOCK - 3, 'the over-count is the 5 units the killed node held unused');
+    const taken = await store.usage.standing(id, month());
+    assert.equal(taken.used.requests + taken.leasedRequests, LIMIT, 'the survivors took all the rest');
+    await until(
+      async () => (await store.usage.standing(id, month())).used.requests >= answered - 3,
+      () => 'the survivors to report what they answered',
+    );
+    const { leasedRequests } = await store.usage.standing(id, month());
+    assert.ok(
+      leasedRequests >= BLOCK - 3 && leasedRequests <= BLOCK,
+      `the killed node's lease stays counted: ${leasedRequests} (its answers not yet reported included)`,
+    );
+  });
+
+  test('SIGKILL mid-load over-counts at most B plus the requests in flight, and never under-counts', async (t) => {
+    const key = (await store.keys.create('starter', 'killed busy', new Date())).key;
+    const id = (await store.keys.findByKey(key))!.id;
+    const [survivor, victim] = nodes as [Node, Node];
+    const WIDTH = 6;
+    let killed: Promise<void> | undefined;
+    const answers = await pool(
+      Array.from({ length: 90 }, (_, i) => async () => {
+        if (i === 45) killed = kill(victim);
+        const node = i % 2 === 0 ? survivor : victim;
+        return { node, ...(await get(node.url, key)) };
+      }),
+      WIDTH,
+    );
+    await killed;
+    const answeredByVictim = answers.filter((a) => a.node === victim && a.status === 200).length;
+    assert.ok(answeredByVictim > 0, 'the victim admitted from its lease before it was killed');
+    const answered = answers.filter((a) => a.status === 200).length + (await drain([survivor], key));
+    survivor.run.child.kill('SIGTERM');
+    assert.equal((await survivor.run.done).code, 0);
+
+    const overcount = LIMIT - answered;
+    const { used, leasedRequests } = await store.usage.standing(id, month());
+    t.diagnostic(
+      `answered ${answered} (${answeredByVictim} by the killed node), over-count ${overcount}; used ${used.requests}, leased ${leasedRequests}`,
+    );
+    assert.ok(overcount >= 0, `never past the quota: ${answered} answered`);
+    // The killed node's unused units, and its requests in flight (which got no answer), at most.
+    assert.ok(overcount <= BLOCK + WIDTH, `over-count ${overcount} within B + in flight`);
+    assert.equal(used.requests + leasedRequests, LIMIT, 'the survivor gave back all it held unused');
+    assert.ok(used.requests <= answered, 'only answered requests are reported used');
+    assert.ok(
+      used.requests >= answered - answeredByVictim,
+      'everything the survivor answered is reported; what the victim did not report is still leased',
+    );
+    assert.ok(leasedRequests >= overcount, 'the over-count is the killed node’s lease, never an under-count');
   });
 });

@@ -58,6 +58,11 @@ export async function createTestDatabase(dir: string, engine = TEST_ENGINE): Pro
   };
 }
 
+/** The DATABASE_URL of a database, for a `recalls` command in a child process. */
+export function databaseUrl(database: Config['database']): string {
+  return database.engine === 'sqlite' ? database.path : database.url;
+}
+
 /** A second, raw connection to a test database, for tests that look under the store. */
 export function openRawEngine(database: Config['database']): Engine {
   return database.engine === 'sqlite' ? openSqlite(database.path) : openPostgres(database.url);

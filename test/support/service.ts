@@ -12,6 +12,7 @@ import { createMemoryBurstLimiter } from '../../src/http/gates/burst-limiter.ts'
 import { SOURCE_ADAPTERS, SOURCE_IDS } from '../../src/ingest/registry.ts';
 import { openStore, type Store } from '../../src/store/database.ts';
 import { createTestDatabase } from './database.ts';
+import { watchResponses } from './openapi-responses.ts';
 import { until } from './until.ts';
 
 export interface TestService {
@@ -42,7 +43,7 @@ export interface TestService {
 }
 
 export async function startService(
-  options: { env?: Record<string, string>; clock?: () => Date } = {},
+  options: { env?: Record<string, string>; clock?: () => Date; engine?: 'sqlite' | 'postgres' } = {},
 ): Promise<TestService> {
   const dir = mkdtempSync(join(tmpdir(), 'recalls-test-'));
   // Loopback is exempt from burst limits unless a test is about them (it sets RECALLS_BURST_EXEMPT).
@@ -50,7 +51,7 @@ export async function startService(
     { RECALLS_ARCHIVE_DIR: join(dir, 'archive'), RECALLS_BURST_EXEMPT: '127.0.0.1,::1', ...options.env },
     SOURCE_IDS,
   );
-  const testDb = await createTestDatabase(dir);
+  const testDb = await createTestDatabase(dir, options.engine);
   config.database = testDb.database;
   const store = await openStore(config.database);
   await store.sources.register(
@@ -63,6 +64,8 @@ export async function startService(
     burstLimiter: createMemoryBurstLimiter(),
     clock: options.clock,
   });
+  // Every answer is checked against the OpenAPI document; close() fails on any that does not conform.
+  const conformance = watchResponses(app);
   const address = await app.listen({ port: 0, host: '127.0.0.1' });
   const service: TestService = {
     url: address,
@@ -102,6 +105,12 @@ export async function startService(
       await store.close().catch(() => {}); // a test may have closed it already
       await testDb.drop();
       rmSync(dir, { recursive: true, force: true });
+      if (conformance.violations.length > 0) {
+        throw new Error(
+          `${conformance.violations.length} answer(s) do not conform to the OpenAPI document:\n` +
+            conformance.violations.slice(0, 20).join('\n'),
+        );
+      }
     },
   };
   return service;

@@ -32,6 +32,22 @@ test('a request must arrive within 30 s unless told otherwise, 1 s to 10 min', (
   );
 });
 
+test('quota leases: blocks of at most 1000 (1 to 100,000), given back after 1 s idle (100 ms to 10 min)', () => {
+  assert.deepEqual(loadConfig({}, IDS).quota, { leaseBlock: 1000, idleReturnMs: 1000 });
+  assert.deepEqual(
+    loadConfig({ RECALLS_QUOTA_LEASE_BLOCK: '1', RECALLS_QUOTA_IDLE_RETURN_MS: '600000' }, IDS).quota,
+    { leaseBlock: 1, idleReturnMs: 600_000 },
+  );
+  for (const [name, value] of [
+    ['RECALLS_QUOTA_LEASE_BLOCK', '0'],
+    ['RECALLS_QUOTA_LEASE_BLOCK', '100001'],
+    ['RECALLS_QUOTA_LEASE_BLOCK', '1e3'],
+    ['RECALLS_QUOTA_IDLE_RETURN_MS', '99'],
+    ['RECALLS_QUOTA_IDLE_RETURN_MS', '600001'],
+  ] as const)
+    assert.throws(() => loadConfig({ [name]: value }, IDS), new RegExp(name));
+});
+
 test('scale becomes unmetered with one setting', () => {
   assert.equal(
     loadConfig({ RECALLS_PLAN_SCALE_REQUESTS: 'unmetered' }, IDS).plans.scale.perMonth.requests,

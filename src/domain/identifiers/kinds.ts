@@ -20,6 +20,11 @@ export type RejectionReason = (typeof REJECTION_REASONS)[number];
 /** How an identifier was obtained at ingestion (../shared/spec/identifiers.md, "Confidence at ingestion"). */
 export const CONFIDENCES = ['exact', 'extracted', 'inferred'] as const;
 export type Confidence = (typeof CONFIDENCES)[number];
+export const ConfidenceSchema = StringEnum(CONFIDENCES, {
+  $id: 'Confidence',
+  description:
+    '`exact` from a dedicated field; `extracted` mined from prose and passed a checksum; `inferred` matched on shape only',
+});
 
 /** Whether confidence `a` is more certain than `b` (exact, then extracted, then inferred). */
 export function isMoreCertain(a: Confidence, b: Confidence): boolean {

@@ -74,7 +74,10 @@ function planOf(config: Config, plan: string): Plan {
   return config.plans[plan as PlanId] ?? config.plans.free;
 }
 
-/** Looks up the presented key (with the corpus version, in one read) once the burst gate has admitted the request. */
+/**
+ * Looks up the presented key and the corpus version once the burst gate has admitted the request: from the
+ * node's memory, read again only after a key or the corpus changed (store-state.ts says how soon it knows).
+ */
 export const keyLookup = fp<{ deps: AppDeps; plans: RememberedPlans }>(
   async (app, { deps, plans }) => {
     const { store, config } = deps;

@@ -1,24 +1,21 @@
 /**
- * Gate 4, conditional GET and the monthly quota (304 / 402). A 304 does not count but must be within the
- * quota: one decided here reserves nothing (checked by a read), one made from the handler's 200 gives its
- * reservation back. Anything else on a valid key is reserved by one conditional update, or, unmetered,
- * counted once answered.
+ * Gate 4, conditional GET and the monthly quota (304 / 402). Each request on a valid key takes one unit
+ * of its month from this node's lease (quota-ledger.ts), settled when its connection closes: used if a
+ * 2xx was sent, freed otherwise. A 304 does not count but must be within the quota: one decided here
+ * takes nothing, one made from the handler's 200 frees its unit.
  */
 import fp from 'fastify-plugin';
+import type { FastifyReply } from 'fastify';
 import type { Plan } from '../../config.ts';
-import type { Metered } from '../../domain/meters.ts';
-import type { Store } from '../../store/database.ts';
-import type { AppDeps, QuotaHold } from '../context.ts';
+import { usageMonth, type Metered } from '../../domain/meters.ts';
+import { LEASE_SHARE } from '../../domain/quota-lease.ts';
+import type { AppDeps } from '../context.ts';
 import { ProblemError } from '../problems.ts';
+import { QuotaLedger, type LeaseHold } from '../quota-ledger.ts';
 import { corpusVersionOf } from '../route-context.ts';
 import { corpusTagCache, matchesIfNoneMatch } from './etag.ts';
 
-const NONE: Metered = { requests: 0, identifiers: 0 };
-
-/** The calendar month in UTC, `YYYY-MM`. */
-export function usageMonth(now: Date): string {
-  return now.toISOString().slice(0, 7);
-}
+const ONE_REQUEST: Metered = { requests: 1, identifiers: 0 };
 
 /** The 402 of a reservation of `amount` that the plan's month does not allow. */
 export function quotaExceeded(plan: Plan, month: string, amount: Metered): ProblemError {
@@ -29,49 +26,28 @@ export function quotaExceeded(plan: Plan, month: string, amount: Metered): Probl
   return new ProblemError('quota-exceeded', `Monthly quota exhausted: ${what} for ${month} (UTC).`);
 }
 
-/** Reserves usage for a key or throws quota-exceeded; returns the hold to release on failure. */
-async function reserveQuota(
-  store: Store,
-  keyId: string,
-  plan: Plan,
-  now: Date,
-  amount: Metered,
-): Promise<QuotaHold> {
-  const month = usageMonth(now);
-  if (!(await store.usage.reserve(keyId, month, amount, plan.perMonth)))
-    throw quotaExceeded(plan, month, amount);
-  return { keyId, month, reserved: { ...amount }, deferred: { ...NONE }, refund: false };
-}
-
-/** Admits one request: reserved now (exact across nodes), or on an unmetered quota deferred until answered 2xx. */
-async function admitRequest(store: Store, keyId: string, plan: Plan, now: Date): Promise<QuotaHold> {
-  const one: Metered = { ...NONE, requests: 1 };
-  if (plan.perMonth.requests === null)
-    return { keyId, month: usageMonth(now), reserved: { ...NONE }, deferred: one, refund: false };
-  return reserveQuota(store, keyId, plan, now, one);
-}
-
-/** Whether one more request would be admitted, without taking it (for a 304, which does not count). */
-async function wouldAdmit(store: Store, keyId: string, plan: Plan, now: Date): Promise<void> {
-  const limit = plan.perMonth.requests;
-  if (limit === null) return;
-  const month = usageMonth(now);
-  const used = await store.usage.get(keyId, month);
-  if (used.requests + 1 > limit) {
-    throw new ProblemError(
-      'quota-exceeded',
-      `Monthly quota exhausted: the ${plan.id} plan's ${limit} requests are used up for ${month} (UTC).`,
-    );
-  }
+/** Settles the hold when the connection closes: used when a 2xx answer was sent in full. */
+function settleOnClose(reply: FastifyReply, hold: LeaseHold): void {
+  const res = reply.raw;
+  const settle = () => hold.closed(res.writableFinished && reply.statusCode >= 200 && reply.statusCode < 300);
+  if (res.destroyed) settle();
+  else res.once('close', settle);
 }
 
 /**
  * Tags every corpus-backed GET/HEAD; answers 304 at once when the tag matches and the request was answered
- * 200 at this version (else a 200 becomes 304 once answered, etag.ts); reserves the quota of everything else.
+ * 200 at this version (else a 200 becomes 304 once answered, etag.ts); takes a unit of the quota for the rest.
  */
 export const quotaGate = fp<{ deps: AppDeps; now: () => Date }>(
   async (app, { deps, now }) => {
     const corpusTag = corpusTagCache();
+    const ledger = new QuotaLedger(deps.store, {
+      rule: { maxBlock: deps.config.quota.leaseBlock, share: LEASE_SHARE },
+      idleReturnMs: deps.config.quota.idleReturnMs,
+      now,
+      onError: (err) => app.log.error({ err }, 'usage report failed'),
+    });
+    app.addHook('onClose', () => ledger.close());
     app.decorateRequest('quotaHold', undefined);
     app.decorateRequest('corpusTag', undefined);
     app.addHook('preHandler', async (request, reply) => {
@@ -90,12 +66,20 @@ export const quotaGate = fp<{ deps: AppDeps; now: () => Date }>(
         request.corpusTag = entry;
         reply.header('ETag', entry.tag);
         if (entry.answered && matchesIfNoneMatch(request.headers['if-none-match'], entry.tag)) {
-          if (auth.state === 'valid') await wouldAdmit(deps.store, auth.key.id, auth.plan, now());
+          if (auth.state === 'valid') {
+            const month = usageMonth(now());
+            if (!(await ledger.wouldAdmit(auth.key.id, auth.plan.perMonth.requests, month)))
+              throw quotaExceeded(auth.plan, month, ONE_REQUEST);
+          }
           return reply.code(304).send();
         }
       }
-      if (auth.state === 'valid')
-        request.quotaHold = await admitRequest(deps.store, auth.key.id, auth.plan, now());
+      if (auth.state !== 'valid') return;
+      const month = usageMonth(now());
+      const hold = await ledger.admit(auth.key.id, auth.plan.perMonth.requests, month);
+      if (hold === undefined) throw quotaExceeded(auth.plan, month, ONE_REQUEST);
+      request.quotaHold = hold;
+      settleOnClose(reply, hold);
     });
   },
   { name: 'quota-gate', dependencies: ['parameters-gate'] },

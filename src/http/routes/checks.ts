@@ -7,16 +7,42 @@ import { Walk } from '../paging.ts';
 import { ProblemError } from '../problems.ts';
 import { corpusVersionOf, type RouteContext } from '../route-context.ts';
 import { sourceOfRecallId } from '../source-catalog.ts';
-import { CheckReceiptSchema, CursorSchema, envelope, KEYED_ERRORS, LimitSchema } from '../schemas.ts';
+import {
+  CheckReceiptSchema,
+  CheckReceiptSummarySchema,
+  CursorSchema,
+  envelope,
+  pageEnvelope,
+  KEYED_ERRORS,
+  LimitSchema,
+} from '../schemas.ts';
 
 const ListQuery = Type.Object({ limit: Type.Optional(LimitSchema), cursor: Type.Optional(CursorSchema) });
-const IdParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 128 }) });
+const IdParams = Type.Object({
+  id: Type.String({
+    minLength: 1,
+    maxLength: 128,
+    description: 'The `check_id` of a receipt of the calling key',
+  }),
+});
+
+/** Read raw by the handler (parseIdempotencyKey: once, 1 to 255 printable ASCII characters), so documented only. */
+const DocumentedCheckHeaders = Type.Object({
+  'Idempotency-Key': Type.Optional(
+    Type.String({
+      minLength: 1,
+      maxLength: 255,
+      pattern: '^[\\x20-\\x7e]+$',
+      description:
+        'Makes retries safe: the same key and body from the same API key within 24 hours answers the first receipt ' +
+        '(with `Idempotent-Replayed: true`) and is not charged again. 1 to 255 printable ASCII characters, sent once.',
+    }),
+  ),
+});
 
 /** Meta of a single receipt: all enabled sources' freshness, the matched records' attribution. */
 async function receiptMeta(ctx: RouteContext, receipt: CheckReceipt, version: number) {
-  const attribution = ctx.catalog.attribution(
-    (receipt.matches ?? []).map((m) => sourceOfRecallId(m.recall_id)),
-  );
+  const attribution = ctx.catalog.attribution(receipt.matches.map((m) => sourceOfRecallId(m.recall_id)));
   return {
     count: 1,
     data_as_of: await ctx.catalog.dataAsOf(undefined, version),
@@ -39,13 +65,26 @@ export const checkRoutes: FastifyPluginAsyncTypebox<RouteContext> = async (app, 
           'Duplicates are checked once. The receipt is immutable and recorded against the calling key. ' +
           'Send `Idempotency-Key` to make retries safe (24 hours; a replay answers `Idempotent-Replayed: true`).',
         tags: ['identifiers'],
-        headers: Type.Object({
-          'idempotency-key': Type.Optional(Type.String({ description: '1 to 255 printable characters' })),
-        }),
         body: CheckBody,
-        response: { 201: envelope(Type.Ref(CheckReceiptSchema)), ...KEYED_ERRORS },
+        response: {
+          201: {
+            ...envelope(
+              Type.Ref(CheckReceiptSchema),
+              "The check's receipt, with its matches; a replayed Idempotency-Key answers the first receipt",
+            ),
+            headers: {
+              'Idempotent-Replayed': {
+                type: 'string',
+                enum: ['true'],
+                description:
+                  'Sent when this answer replays the receipt of an earlier use of the Idempotency-Key',
+              },
+            },
+          },
+          ...KEYED_ERRORS,
+        },
       },
-      config: { access: 'key' },
+      config: { access: 'key', openapi: { headers: DocumentedCheckHeaders } },
     },
     async (request, reply) => {
       const auth = request.auth;
@@ -54,7 +93,7 @@ export const checkRoutes: FastifyPluginAsyncTypebox<RouteContext> = async (app, 
       const idempotencyKey = parseIdempotencyKey(request.raw.rawHeaders);
       assertWellFormed(request.body);
       const version = await corpusVersionOf(request, deps.store);
-      const { receipt, replayed } = await service.run(
+      const outcome = await service.run(
         request.body,
         { id: auth.key.id, plan: auth.plan },
         request.quotaHold,
@@ -62,6 +101,9 @@ export const checkRoutes: FastifyPluginAsyncTypebox<RouteContext> = async (app, 
         now(),
         version,
       );
+      // The client has gone and nothing was recorded: there is no one to answer.
+      if (outcome === undefined) return reply.hijack();
+      const { receipt, replayed } = outcome;
       if (replayed) reply.header('Idempotent-Replayed', 'true');
       return reply.code(201).send({
         data: receipt,
@@ -76,9 +118,18 @@ export const checkRoutes: FastifyPluginAsyncTypebox<RouteContext> = async (app, 
       schema: {
         operationId: 'listChecks',
         summary: "The calling key's receipts, newest first (without matches)",
+        description:
+          'Only the receipts recorded against the calling API key, newest first, each without its `matches` ' +
+          '(read one receipt for them). Keyset paging with `meta.next_cursor`.',
         tags: ['identifiers'],
         querystring: ListQuery,
-        response: { 200: envelope(Type.Array(Type.Ref(CheckReceiptSchema))), ...KEYED_ERRORS },
+        response: {
+          200: pageEnvelope(
+            Type.Ref(CheckReceiptSummarySchema),
+            "A page of the calling key's receipts (without matches), newest first",
+          ),
+          ...KEYED_ERRORS,
+        },
       },
       config: { access: 'key', etag: 'corpus-key' },
     },
@@ -111,7 +162,10 @@ export const checkRoutes: FastifyPluginAsyncTypebox<RouteContext> = async (app, 
         description: "Another key's receipt gives 404, exactly as a missing one does.",
         tags: ['identifiers'],
         params: IdParams,
-        response: { 200: envelope(Type.Ref(CheckReceiptSchema)), ...KEYED_ERRORS },
+        response: {
+          200: envelope(Type.Ref(CheckReceiptSchema), 'The receipt, with its matches as at check time'),
+          ...KEYED_ERRORS,
+        },
       },
       config: { access: 'key', etag: 'corpus-key' },
     },

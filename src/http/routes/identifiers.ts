@@ -2,23 +2,26 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import { IDENTIFIER_KINDS, parseKind } from '../../domain/identifiers/kinds.ts';
+import { StringEnum } from '../../domain/json-schema.ts';
 import { lookupKeys } from '../../domain/identifiers/match-keys.ts';
 import { normaliseIdentifier } from '../../domain/identifiers/normalise.ts';
-import { positionOf } from '../../store/recalls-store.ts';
 import { Walk } from '../paging.ts';
 import { invalidParameter } from '../problems.ts';
+import { jsonArray, sendRendered } from '../rendered-answer.ts';
 import { corpusVersionOf, type RouteContext } from '../route-context.ts';
-import { CursorSchema, envelope, KEYED_ERRORS, LimitSchema, RecallMatchSchema } from '../schemas.ts';
+import { CursorSchema, pageEnvelope, KEYED_ERRORS, LimitSchema, RecallMatchSchema } from '../schemas.ts';
 
-const Params = Type.Object({
-  kind: Type.String({
-    description: `Identifier kind, case-insensitive: ${IDENTIFIER_KINDS.join(', ')}`,
-    examples: ['upc'],
-  }),
-  value: Type.String({
-    description: 'The identifier as printed on the product or in the catalogue; normalised as at ingestion',
-    examples: ['0 50428 54100 5'],
-  }),
+const Value = Type.String({
+  description: 'The identifier as printed on the product or in the catalogue; normalised as at ingestion',
+  examples: ['0 50428 54100 5'],
+});
+const KIND = `Identifier kind: ${IDENTIFIER_KINDS.join(', ')} (also accepted in any case)`;
+/** Any string: an unknown kind is a 400 naming the kinds, and a kind is taken in any case (`UPC` is `upc`). */
+const Params = Type.Object({ kind: Type.String({ description: KIND }), value: Value });
+/** As documented: one of the kinds, so that a client's typo does not compile. */
+const DocumentedParams = Type.Object({
+  kind: StringEnum(IDENTIFIER_KINDS, { description: KIND, examples: ['upc'] }),
+  value: Value,
 });
 const Query = Type.Object({ limit: Type.Optional(LimitSchema), cursor: Type.Optional(CursorSchema) });
 
@@ -35,11 +38,17 @@ export const identifierRoutes: FastifyPluginAsyncTypebox<RouteContext> = async (
         tags: ['identifiers'],
         params: Params,
         querystring: Query,
-        response: { 200: envelope(Type.Array(Type.Ref(RecallMatchSchema))), ...KEYED_ERRORS },
+        response: {
+          200: pageEnvelope(
+            Type.Ref(RecallMatchSchema),
+            'A page of the recalls holding the identifier, each with the stored identifier that matched (empty when none)',
+          ),
+          ...KEYED_ERRORS,
+        },
       },
-      config: { access: 'key', etag: 'corpus' },
+      config: { access: 'key', etag: 'corpus', openapi: { params: DocumentedParams } },
     },
-    async (request) => {
+    async (request, reply) => {
       const { kind: rawKind, value } = request.params;
       const q = request.query;
       const kind = parseKind(rawKind);
@@ -67,20 +76,17 @@ export const identifierRoutes: FastifyPluginAsyncTypebox<RouteContext> = async (
         after,
       );
       const last = page.rows[page.rows.length - 1];
-      const attribution = catalog.attribution(page.rows.map((r) => r.source.id));
-      return {
-        data: page.rows,
-        meta: {
-          count: page.rows.length,
-          limit,
-          next_cursor: walk.next(
-            page.more,
-            last === undefined ? undefined : [positionOf(last).sortDate, last.id],
-          ),
-          data_as_of: await catalog.dataAsOf(undefined, await corpusVersionOf(request, deps.store)),
-          ...(attribution.length > 0 ? { attribution } : {}),
-        },
-      };
+      const attribution = catalog.attribution(page.rows.map((r) => r.sourceId));
+      return sendRendered(reply, jsonArray(page.rows), {
+        count: page.rows.length,
+        limit,
+        next_cursor: walk.next(
+          page.more,
+          last === undefined ? undefined : [last.position.sortDate, last.position.id],
+        ),
+        data_as_of: await catalog.dataAsOf(undefined, await corpusVersionOf(request, deps.store)),
+        ...(attribution.length > 0 ? { attribution } : {}),
+      });
     },
   );
 };

@@ -2,17 +2,20 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import { isCalendarDate } from '../../domain/dates.ts';
-import { positionOf, type RecallFilters } from '../../store/recalls-store.ts';
+import type { RecallFilters } from '../../store/recalls-store.ts';
 import { Walk } from '../paging.ts';
 import { ProblemError, invalidParameter } from '../problems.ts';
+import { jsonArray, sendRendered } from '../rendered-answer.ts';
 import { corpusVersionOf, type RouteContext } from '../route-context.ts';
 import {
   CursorSchema,
   envelope,
+  pageEnvelope,
   HazardCategorySchema,
   KEYED_ERRORS,
   LimitSchema,
   RecallSchema,
+  RecallSummarySchema,
   RemedySchema,
   RevisionSchema,
   SeveritySchema,
@@ -25,9 +28,11 @@ const ListQuery = Type.Object({
   source: Type.Optional(
     Type.String({ minLength: 1, maxLength: 64, description: 'One source feed id (see /v1/sources)' }),
   ),
-  hazard_category: Type.Optional(Type.Ref(HazardCategorySchema)),
-  severity: Type.Optional(Type.Ref(SeveritySchema)),
-  remedy: Type.Optional(Type.Ref(RemedySchema)),
+  hazard_category: Type.Optional(
+    Type.Ref(HazardCategorySchema, { description: 'Only recalls of this canonical hazard category' }),
+  ),
+  severity: Type.Optional(Type.Ref(SeveritySchema, { description: 'Only recalls of this severity' })),
+  remedy: Type.Optional(Type.Ref(RemedySchema, { description: 'Only recalls with this remedy' })),
   from: Type.Optional(
     Type.String({ format: 'date', description: 'Earliest recall_date, inclusive, YYYY-MM-DD' }),
   ),
@@ -67,11 +72,17 @@ export const recallRoutes: FastifyPluginAsyncTypebox<RouteContext> = async (app,
           'Newest publication first; records with no publication date come last in the same walk. Keyset paging.',
         tags: ['recalls'],
         querystring: ListQuery,
-        response: { 200: envelope(Type.Array(Type.Ref(RecallSchema))), ...KEYED_ERRORS },
+        response: {
+          200: pageEnvelope(
+            Type.Ref(RecallSummarySchema),
+            'A page of recalls (without their identifiers), newest publication first; `meta.next_cursor` continues the walk',
+          ),
+          ...KEYED_ERRORS,
+        },
       },
       config: { access: 'key', etag: 'corpus' },
     },
-    async (request) => {
+    async (request, reply) => {
       const q = request.query;
       checkDates(q.from, q.to);
       if (q.source !== undefined && !catalog.isKnown(q.source)) {
@@ -93,25 +104,22 @@ export const recallRoutes: FastifyPluginAsyncTypebox<RouteContext> = async (app,
       const last = page.rows[page.rows.length - 1];
       const next = walk.next(
         page.more,
-        last === undefined ? undefined : [positionOf(last).sortDate, last.id],
+        last === undefined ? undefined : [last.position.sortDate, last.position.id],
       );
-      const attribution = catalog.attribution(page.rows.map((r) => r.source.id));
-      return {
-        data: page.rows,
-        meta: {
-          count: page.rows.length,
-          limit,
-          next_cursor: next,
-          ...(q.include_total === true ? { total: await store.recalls.count(filters) } : {}),
-          data_as_of: await catalog.dataAsOf(
-            (m) =>
-              (q.source === undefined || m.id === q.source) &&
-              (q.jurisdiction === undefined || m.jurisdiction === q.jurisdiction),
-            await corpusVersionOf(request, store),
-          ),
-          ...(attribution.length > 0 ? { attribution } : {}),
-        },
-      };
+      const attribution = catalog.attribution(page.rows.map((r) => r.sourceId));
+      return sendRendered(reply, jsonArray(page.rows), {
+        count: page.rows.length,
+        limit,
+        next_cursor: next,
+        ...(q.include_total === true ? { total: await store.recalls.count(filters) } : {}),
+        data_as_of: await catalog.dataAsOf(
+          (m) =>
+            (q.source === undefined || m.id === q.source) &&
+            (q.jurisdiction === undefined || m.jurisdiction === q.jurisdiction),
+          await corpusVersionOf(request, store),
+        ),
+        ...(attribution.length > 0 ? { attribution } : {}),
+      });
     },
   );
 
@@ -121,27 +129,30 @@ export const recallRoutes: FastifyPluginAsyncTypebox<RouteContext> = async (app,
       schema: {
         operationId: 'getRecall',
         summary: 'One recall with every extracted identifier',
+        description:
+          'The current state of one record, by its stable id, with every product identifier extracted from it. ' +
+          '`revision` counts its observed amendments (see the revisions list). No such id gives 404.',
         tags: ['recalls'],
         params: IdParams,
-        response: { 200: envelope(Type.Ref(RecallSchema)), ...KEYED_ERRORS },
+        response: {
+          200: envelope(Type.Ref(RecallSchema), 'The recall, with every extracted identifier'),
+          ...KEYED_ERRORS,
+        },
       },
       config: { access: 'key', etag: 'corpus' },
     },
-    async (request) => {
+    async (request, reply) => {
       const { id } = request.params;
       const recall = await store.recalls.get(id);
       if (recall === undefined) throw new ProblemError('not-found', `No recall with id "${id}".`);
-      return {
-        data: recall,
-        meta: {
-          count: 1,
-          data_as_of: await catalog.dataAsOf(
-            (m) => m.id === recall.source.id,
-            await corpusVersionOf(request, store),
-          ),
-          attribution: catalog.attribution([recall.source.id]),
-        },
-      };
+      return sendRendered(reply, recall.json, {
+        count: 1,
+        data_as_of: await catalog.dataAsOf(
+          (m) => m.id === recall.sourceId,
+          await corpusVersionOf(request, store),
+        ),
+        attribution: catalog.attribution([recall.sourceId]),
+      });
     },
   );
 
@@ -159,11 +170,17 @@ export const recallRoutes: FastifyPluginAsyncTypebox<RouteContext> = async (app,
         tags: ['recalls'],
         params: IdParams,
         querystring: RevisionsQuery,
-        response: { 200: envelope(Type.Array(Type.Ref(RevisionSchema))), ...KEYED_ERRORS },
+        response: {
+          200: pageEnvelope(
+            Type.Ref(RevisionSchema),
+            "A page of the recall's amendments, oldest first (empty when never amended)",
+          ),
+          ...KEYED_ERRORS,
+        },
       },
       config: { access: 'key', etag: 'corpus' },
     },
-    async (request) => {
+    async (request, reply) => {
       const { id } = request.params;
       const q = request.query;
       const walk = new Walk(store.cursorSecret, 'revisions', { id });
@@ -173,16 +190,13 @@ export const recallRoutes: FastifyPluginAsyncTypebox<RouteContext> = async (app,
       const limit = q.limit ?? 50;
       const page = await store.recalls.revisions(id, limit, afterRevision);
       const last = page.rows[page.rows.length - 1];
-      return {
-        data: page.rows,
-        meta: {
-          count: page.rows.length,
-          limit,
-          next_cursor: walk.next(page.more, last === undefined ? undefined : [last.revision]),
-          data_as_of: await catalog.dataAsOf((m) => m.id === sourceId, await corpusVersionOf(request, store)),
-          attribution: catalog.attribution([sourceId]),
-        },
-      };
+      return sendRendered(reply, jsonArray(page.rows), {
+        count: page.rows.length,
+        limit,
+        next_cursor: walk.next(page.more, last === undefined ? undefined : [last.revision]),
+        data_as_of: await catalog.dataAsOf((m) => m.id === sourceId, await corpusVersionOf(request, store)),
+        attribution: catalog.attribution([sourceId]),
+      });
     },
   );
 };

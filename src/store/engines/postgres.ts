@@ -1,13 +1,68 @@
 /** The shared engine for several API nodes: PostgreSQL through `pg`'s connection pool. */
 import { CompiledQuery, Kysely, PostgresDialect, sql } from 'kysely';
 import pg from 'pg';
-import { PREPARED_LIMIT, type Engine, type Prepared } from '../engine.ts';
+import { PREPARED_LIMIT, STATE_CHANNEL, type CommitSignal, type Engine, type Prepared } from '../engine.ts';
 import type { Database } from '../schema.ts';
 
 /** `?` placeholders numbered `$1`, `$2`, … */
 function numbered(text: string): string {
   let n = 0;
   return text.replace(/\?/g, () => `$${++n}`);
+}
+
+/** The `application_name` of the LISTEN connection, so that it can be told from the pool's. */
+export const LISTENER_NAME = 'recalls-state-listener';
+
+/** Milliseconds between attempts to (re)open the LISTEN connection. */
+const LISTEN_RETRY_MS = 250;
+
+/** LISTEN on a connection outside the pool (a pooled one may be closed when idle), reopened when lost. */
+function listener(url: string): CommitSignal {
+  return {
+    kind: 'notify',
+    listen(channel, onMessage) {
+      let stopped = false;
+      let client: pg.Client | undefined;
+      let retry: NodeJS.Timeout | undefined;
+      const open = () => {
+        if (stopped) return;
+        // A connection that hangs or dies silently is given up and reopened (the poll covers the meantime).
+        const c = new pg.Client({
+          connectionString: url,
+          application_name: LISTENER_NAME,
+          connectionTimeoutMillis: 5000,
+          keepAlive: true,
+          keepAliveInitialDelayMillis: 10_000,
+        });
+        let lost = false;
+        const reopen = () => {
+          if (lost) return;
+          lost = true;
+          if (client === c) client = undefined;
+          void c.end().catch(() => {});
+          if (!stopped) (retry = setTimeout(open, LISTEN_RETRY_MS)).unref();
+        };
+        c.on('error', reopen);
+        c.on('end', reopen);
+        c.on('notification', (n) => {
+          if (n.channel === channel) onMessage(n.payload ?? '');
+        });
+        c.connect()
+          .then(() => c.query(`LISTEN ${channel}`))
+          .then(() => {
+            if (stopped || lost) return void c.end().catch(() => {});
+            client = c;
+            onMessage(undefined);
+          }, reopen);
+      };
+      open();
+      return async () => {
+        stopped = true;
+        clearTimeout(retry);
+        await client?.end().catch(() => {});
+      };
+    },
+  };
 }
 
 export function openPostgres(url: string): Engine {
@@ -48,6 +103,18 @@ export function openPostgres(url: string): Engine {
       `CREATE TRIGGER checks_refuse_truncate BEFORE TRUNCATE ON checks
          FOR EACH STATEMENT EXECUTE FUNCTION refuse_receipt_change()`,
     ],
+    stateSignalSql: () => [
+      `CREATE FUNCTION move_keys_version() RETURNS trigger LANGUAGE plpgsql AS $$
+         BEGIN UPDATE corpus_state SET keys_version = keys_version + 1 WHERE id = 1; RETURN NULL; END $$`,
+      `CREATE TRIGGER api_keys_move_keys_version AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE ON api_keys
+         FOR EACH STATEMENT EXECUTE FUNCTION move_keys_version()`,
+      // Delivered at commit, to every node's listener; a rolled-back change announces nothing.
+      `CREATE FUNCTION announce_store_state() RETURNS trigger LANGUAGE plpgsql AS $$
+         BEGIN PERFORM pg_notify('${STATE_CHANNEL}', NEW.version || ' ' || NEW.keys_version); RETURN NULL; END $$`,
+      `CREATE TRIGGER corpus_state_announce AFTER UPDATE ON corpus_state
+         FOR EACH ROW EXECUTE FUNCTION announce_store_state()`,
+    ],
+    commits: listener(url),
     prepare,
     inList: (column, list) => sql<boolean>`${column} = any(${list}::text[])`,
     listParam: (values) => [...values],

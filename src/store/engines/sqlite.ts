@@ -23,6 +23,8 @@ export function openSqlite(path: string): Engine {
   const statements = new LRUCache<string, Prepared<unknown>>({ max: PREPARED_LIMIT });
   // The ingest's bulk inserts: one statement per table written.
   const direct = new LRUCache<string, SqliteStatement>({ max: 16 });
+  // Differs from its last value once another connection has committed; the WAL index header tells, no page is read.
+  const dataVersion = connection.prepare('PRAGMA data_version').pluck();
 
   function prepare<R>(query: string | CompiledQuery<R>): Prepared<R> {
     const text = typeof query === 'string' ? query : query.sql;
@@ -64,6 +66,14 @@ export function openSqlite(path: string): Engine {
       `CREATE TRIGGER checks_refuse_delete BEFORE DELETE ON checks
          BEGIN SELECT RAISE(ABORT, 'receipts are immutable'); END`,
     ],
+    stateSignalSql: () =>
+      ['INSERT', 'UPDATE', 'DELETE'].map(
+        (
+          event,
+        ) => `CREATE TRIGGER api_keys_${event.toLowerCase()}_moves_keys_version AFTER ${event} ON api_keys
+           BEGIN UPDATE corpus_state SET keys_version = keys_version + 1 WHERE id = 1; END`,
+      ),
+    commits: { kind: 'data-version', read: () => dataVersion.get() as number },
     prepare,
     inList: (column, list) => sql<boolean>`${column} in (select value from json_each(${list}))`,
     listParam: (values) => JSON.stringify(values),

@@ -8,6 +8,9 @@ import * as initial from './0001-initial.ts';
 import * as setAside from './0002-set-aside.ts';
 import * as idempotencyUnique from './0003-idempotency-unique.ts';
 import * as cursorSecret from './0004-cursor-secret.ts';
+import * as renderedRecalls from './0005-rendered-recalls.ts';
+import * as keysVersion from './0006-keys-version.ts';
+import * as quotaLeases from './0007-quota-leases.ts';
 
 type EngineMigration = { up(db: Kysely<unknown>, engine: Engine): Promise<void> };
 
@@ -16,6 +19,9 @@ const MIGRATIONS: Record<string, EngineMigration> = {
   '0002-set-aside': setAside,
   '0003-idempotency-unique': idempotencyUnique,
   '0004-cursor-secret': cursorSecret,
+  '0005-rendered-recalls': renderedRecalls,
+  '0006-keys-version': keysVersion,
+  '0007-quota-leases': quotaLeases,
 };
 
 export function migrationProvider(engine: Engine): MigrationProvider {

@@ -1,0 +1,251 @@
+/**
+ * One node's share of the monthly request quotas. A limited quota is admitted from blocks leased from
+ * the database (usage-store.ts: one conditional UPDATE per block, never past the limit, smaller near
+ * it), so an admission is a counter in memory. Each admission is a hold that becomes used only when its
+ * 2xx answer has been sent (or its receipt recorded), and is freed when the answer is not 2xx, is an
+ * idempotent replay, or the connection closes first. Every `REPORT_MS` the node reports what it used
+ * (one UPDATE per key) and gives back what it holds unused once a key has been idle `idleReturnMs`, its
+ * month has ended, or the node stops. Unmetered quotas lease nothing: answered requests are reported.
+ *
+ * Bounds: a node leases only when it has no unit free, so per key and month its unused units plus its
+ * holds in flight are at most B plus the holds that were in flight when it last leased. A node killed
+ * with SIGKILL leaves its lease counted: an over-count of those (≤ B + its requests in flight for the
+ * key, none of which got an answer), and never an under-count: what it answered and had not yet
+ * reported is in the lease too.
+ */
+import { usageMonth } from '../domain/meters.ts';
+import type { LeaseRule } from '../domain/quota-lease.ts';
+import type { Store } from '../store/database.ts';
+import type { QuotaHold } from './context.ts';
+
+/** How often used requests are reported (and idle leases looked at). */
+export const REPORT_MS = 100;
+
+export interface QuotaLedgerOptions {
+  rule: LeaseRule;
+  /** Unused units of a key are given back once it has had no admission on this node for this long. */
+  idleReturnMs: number;
+  now: () => Date;
+  onError: (error: unknown) => void;
+}
+
+/** A key's month on this node. */
+interface Entry {
+  readonly keyId: string;
+  readonly month: string;
+  /** The monthly request limit, null when unmetered (nothing is leased). */
+  readonly limit: number | null;
+  /** Units leased to this node and not yet reported or given back: free + held + unreported. */
+  leased: number;
+  /** Admissions whose answer is not yet settled. */
+  held: number;
+  /** Admissions answered (used) and not yet reported. */
+  unreported: number;
+  /** When the last admission began (ms). */
+  lastUse: number;
+  /** What remained unleased in the database when last seen: sizes the next block. */
+  remaining: number;
+  /** A lease in flight, shared by the admissions that wait for it. */
+  leasing: Promise<number> | undefined;
+  /** Admissions waiting on a lease (the entry is kept while any wait). */
+  waiting: number;
+}
+
+const free = (e: Entry) => e.leased - e.held - e.unreported;
+
+/** One request's unit: settled once, when its connection has closed and no receipt is being recorded. */
+export class LeaseHold implements QuotaHold {
+  private settled = false;
+  private kept = false;
+  private waived = false;
+  private recordings = 0;
+  /** Undefined while the connection is open; then whether a 2xx answer was sent in full. */
+  private answered: boolean | undefined;
+
+  constructor(
+    private readonly ledger: QuotaLedger,
+    private readonly entry: Entry,
+  ) {}
+
+  get abandoned(): boolean {
+    return this.answered === false;
+  }
+
+  waive(): void {
+    this.waived = true;
+  }
+
+  keep(): void {
+    this.kept = true;
+  }
+
+  async recording<T>(record: () => Promise<T>): Promise<T> {
+    this.recordings++;
+    try {
+      return await record();
+    } finally {
+      this.recordings--;
+      this.settle();
+    }
+  }
+
+  /** The connection has closed: `sent2xx` when a 2xx answer was handed to the operating system in full. */
+  closed(sent2xx: boolean): void {
+    this.answered ??= sent2xx;
+    this.settle();
+  }
+
+  private settle(): void {
+    if (this.settled || this.answered === undefined || this.recordings > 0) return;
+    this.settled = true;
+    this.ledger.settle(this.entry, this.kept || (this.answered && !this.waived));
+  }
+}
+
+export class QuotaLedger {
+  private readonly entries = new Map<string, Entry>();
+  private timer: NodeJS.Timeout | undefined;
+  private sweeping: Promise<void> | undefined;
+  private closed = false;
+
+  constructor(
+    private readonly store: Store,
+    private readonly options: QuotaLedgerOptions,
+  ) {}
+
+  /**
+   * Takes one request of the key's month, from this node's lease (leasing a block when it has none
+   * free); undefined when the quota is used up. Unmetered (`limit` null) always admits.
+   */
+  async admit(keyId: string, limit: number | null, month: string): Promise<LeaseHold | undefined> {
+    const entry = this.entry(keyId, limit, month);
+    return (await this.available(entry, true)) ? new LeaseHold(this, entry) : undefined;
+  }
+
+  /** Whether the key's month could take one more request, without taking it (a 304 does not count). */
+  wouldAdmit(keyId: string, limit: number | null, month: string): Promise<boolean> {
+    return this.available(this.entry(keyId, limit, month), false);
+  }
+
+  /** Reports every used request and gives back every unused one (the node stops). */
+  async close(): Promise<void> {
+    this.closed = true;
+    if (this.timer !== undefined) clearTimeout(this.timer);
+    this.timer = undefined;
+    // connections closed with their answers emit `close` on the next tick: settle those holds first
+    await new Promise((resolve) => setImmediate(resolve));
+    await Promise.allSettled([...this.entries.values()].map((e) => e.leasing));
+    await this.sweeping;
+    await this.sweep(true);
+  }
+
+  /** @internal Called once per hold: used, or freed. A hold settled after `close` stays leased. */
+  settle(entry: Entry, used: boolean): void {
+    entry.held--;
+    if (used) entry.unreported++;
+    this.schedule();
+  }
+
+  private entry(keyId: string, limit: number | null, month: string): Entry {
+    const id = `${keyId}\u0000${month}`;
+    let entry = this.entries.get(id);
+    if (entry === undefined) {
+      entry = {
+        keyId,
+        month,
+        limit,
+        leased: 0,
+        held: 0,
+        unreported: 0,
+        lastUse: 0,
+        remaining: limit ?? 0,
+        leasing: undefined,
+        waiting: 0,
+      };
+      this.entries.set(id, entry);
+      this.schedule();
+    }
+    entry.lastUse = this.options.now().getTime();
+    return entry;
+  }
+
+  /**
+   * Whether the entry has a unit free, leasing a block when it has none; false when none remain. `take`
+   * holds the unit in the same step as it is seen free (no other admission can see it between).
+   */
+  private async available(entry: Entry, take: boolean): Promise<boolean> {
+    if (entry.limit !== null && free(entry) < 1) {
+      entry.waiting++;
+      try {
+        while (free(entry) < 1) {
+          entry.leasing ??= this.lease(entry);
+          if ((await entry.leasing) === 0 && free(entry) < 1) return false;
+        }
+      } finally {
+        entry.waiting--;
+      }
+    }
+    if (take) entry.held++;
+    return true;
+  }
+
+  private async lease(entry: Entry): Promise<number> {
+    try {
+      const grant = await this.store.usage.leaseRequests(
+        entry.keyId,
+        entry.month,
+        entry.limit!,
+        this.options.rule,
+        entry.remaining,
+      );
+      entry.leased += grant.granted;
+      entry.remaining = grant.remaining;
+      return grant.granted;
+    } finally {
+      entry.leasing = undefined;
+    }
+  }
+
+  private schedule(): void {
+    if (this.timer !== undefined || this.closed || this.entries.size === 0) return;
+    this.timer = setTimeout(() => {
+      this.timer = undefined;
+      this.sweeping = this.sweep(false).finally(() => {
+        this.sweeping = undefined;
+        this.schedule();
+      });
+    }, REPORT_MS);
+    this.timer.unref();
+  }
+
+  /**
+   * Reports each key's used requests and gives back the unused units of keys idle for `idleReturnMs`,
+   * of months that have ended, or of every key (`all`, the node stops). The node's counters move
+   * before the write and move back if it fails, so admissions meanwhile never take what is given back.
+   */
+  private async sweep(all: boolean): Promise<void> {
+    const now = this.options.now();
+    const month = usageMonth(now);
+    for (const [id, e] of this.entries) {
+      const idle = all || e.month !== month || now.getTime() - e.lastUse >= this.options.idleReturnMs;
+      const used = e.unreported;
+      const givenBack = idle && e.limit !== null && e.leasing === undefined ? free(e) : 0;
+      if (used === 0 && givenBack === 0) {
+        if (idle && e.leased === 0 && e.held === 0 && e.waiting === 0 && e.leasing === undefined)
+          this.entries.delete(id);
+        continue;
+      }
+      const fromLease = e.limit === null ? 0 : used + givenBack;
+      e.unreported -= used;
+      e.leased -= fromLease;
+      try {
+        await this.store.usage.settleRequests(e.keyId, e.month, used, fromLease);
+        if (givenBack > 0) e.remaining += givenBack;
+      } catch (error) {
+        e.unreported += used;
+        e.leased += fromLease;
+        this.options.onError(error);
+      }
+    }
+  }
+}

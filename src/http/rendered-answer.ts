@@ -1,0 +1,50 @@
+/**
+ * Answers assembled from JSON the store rendered: `{data, meta}` by concatenation, sent as a string with the
+ * JSON media type, so that Fastify writes it as it is instead of serialising an object with the route's
+ * response schema. The bytes are the ones that serialiser would write (its field order, absent fields left
+ * out, `JSON.stringify` escaping); the answer cache and the ETag gate see the string as usual.
+ */
+import type { Static } from '@sinclair/typebox';
+import type { FastifyReply } from 'fastify';
+import { servedOrder } from '../domain/json-schema.ts';
+import { PageMetaSchema, type MetaSchema } from './schemas.ts';
+
+/** The media type Fastify gives a serialised JSON answer. */
+export const JSON_CONTENT_TYPE = 'application/json; charset=utf-8';
+
+/** A paged list's `meta`. */
+export type PageMeta = Static<typeof PageMetaSchema>;
+
+/** An answer's `meta`: a single object's or a paged list's. */
+export type Meta = Static<typeof MetaSchema> | PageMeta;
+
+/**
+ * PageMetaSchema's properties in the order its serialiser writes them. MetaSchema's fields are a subset, served
+ * in the same relative order (required `count`, `data_as_of` first, optional `attribution` last; a unit test
+ * pins both), so one order serves both.
+ */
+const META_FIELDS = servedOrder(PageMetaSchema) as (keyof PageMeta)[];
+
+/** `meta` as JSON, its fields in the serialiser's order, those undefined left out. */
+export function renderMeta(meta: Meta): string {
+  const fields: Partial<Record<keyof PageMeta, unknown>> = meta;
+  let out = '';
+  for (const field of META_FIELDS) {
+    const value = fields[field];
+    if (value === undefined) continue;
+    out += `${out === '' ? '{' : ','}"${field}":${JSON.stringify(value)}`;
+  }
+  return `${out}}`;
+}
+
+/** A JSON array of rendered items. */
+export function jsonArray(items: readonly { json: string }[]): string {
+  let out = '[';
+  for (let i = 0; i < items.length; i++) out += i === 0 ? items[i]!.json : `,${items[i]!.json}`;
+  return `${out}]`;
+}
+
+/** Sends `{data, meta}` with `data` already JSON. */
+export function sendRendered(reply: FastifyReply, data: string, meta: Meta): FastifyReply {
+  return reply.type(JSON_CONTENT_TYPE).send(`{"data":${data},"meta":${renderMeta(meta)}}`);
+}

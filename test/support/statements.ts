@@ -1,0 +1,50 @@
+/**
+ * Records the text of every statement this process runs on a database, below our code: the methods that run
+ * a better-sqlite3 statement (SQLite) and pg's `Client#query` (PostgreSQL) are wrapped while recording, so a
+ * test can count what a request costs the database.
+ */
+import pg from 'pg';
+import { SQLite } from '../../src/store/engines/sqlite-driver.ts';
+
+export interface StatementRecording {
+  /** Statement texts, in the order they ran. */
+  readonly texts: string[];
+  /** Puts the driver methods back. */
+  stop(): void;
+}
+
+type Method = (this: unknown, ...args: unknown[]) => unknown;
+
+function wrap(
+  target: Record<string, unknown>,
+  names: string[],
+  textOf: (self: any, args: unknown[]) => string,
+) {
+  const texts: string[] = [];
+  const originals = names.map((name) => [name, target[name] as Method] as const);
+  for (const [name, original] of originals) {
+    target[name] = function (this: unknown, ...args: unknown[]) {
+      texts.push(textOf(this, args));
+      return original.apply(this, args);
+    };
+  }
+  return {
+    texts,
+    stop() {
+      for (const [name, original] of originals) target[name] = original;
+    },
+  };
+}
+
+/** Starts recording the statements run on `engine` by anything in this process. */
+export function recordStatements(engine: 'sqlite' | 'postgres'): StatementRecording {
+  if (engine === 'postgres') {
+    return wrap(pg.Client.prototype as never, ['query'], (_self, [config]) =>
+      typeof config === 'string' ? config : String((config as { text?: unknown } | undefined)?.text),
+    );
+  }
+  const probe = new SQLite(':memory:');
+  const statementPrototype = Object.getPrototypeOf(probe.prepare('SELECT 1')) as Record<string, unknown>;
+  probe.close();
+  return wrap(statementPrototype, ['all', 'get', 'run', 'iterate'], (self) => String(self.source));
+}
