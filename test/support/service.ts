@@ -10,6 +10,7 @@ import type { RecallDraft } from '../../src/domain/recall.ts';
 import { buildApp, type App } from '../../src/http/app.ts';
 import { createMemoryBurstLimiter } from '../../src/http/gates/burst-limiter.ts';
 import { SOURCE_ADAPTERS, SOURCE_IDS } from '../../src/ingest/registry.ts';
+import { REPORT_MS } from '../../src/http/quota-ledger.ts';
 import { openStore, type Store } from '../../src/store/database.ts';
 import { createTestDatabase } from './database.ts';
 import { watchResponses } from './openapi-responses.ts';
@@ -144,9 +145,9 @@ export async function usageReaches(
   s: TestService,
   key: string,
   expected: { requests: number; identifiers: number },
+  month = new Date().toISOString().slice(0, 7),
 ): Promise<void> {
   const id = (await s.store.keys.findByKey(key))!.id;
-  const month = new Date().toISOString().slice(0, 7);
   let seen = await s.store.usage.get(id, month);
   await until(
     async () => {
@@ -155,6 +156,25 @@ export async function usageReaches(
     },
     () => `usage ${JSON.stringify(seen)}, expected ${JSON.stringify(expected)}`,
   );
+}
+
+/**
+ * A key's usage of a month once every answered request is reported: the same reading over more than two
+ * report periods of the quota ledger (quota-ledger.ts REPORT_MS), which reports within one period.
+ */
+export async function settledUsage(
+  s: TestService,
+  key: string,
+  month = new Date().toISOString().slice(0, 7),
+): Promise<{ requests: number; identifiers: number }> {
+  const id = (await s.store.keys.findByKey(key))!.id;
+  let last = await s.store.usage.get(id, month);
+  for (;;) {
+    await new Promise((resolve) => setTimeout(resolve, 2 * REPORT_MS + 50));
+    const now = await s.store.usage.get(id, month);
+    if (now.requests === last.requests && now.identifiers === last.identifiers) return now;
+    last = now;
+  }
 }
 
 /** Reads a JSON body, failing loudly on a non-JSON answer. */
