@@ -32,9 +32,9 @@ export class AnswerCache {
   }
 
   /** Keeps `url`'s answer at `version`: older than the version held is dropped, newer replaces all. */
-  set(version: number, url: string, text: string): void {
-    if (this.answers === undefined || text.length > this.budget / 16) return; // bytes ≥ characters
-    const answer = Buffer.from(text, 'utf8');
+  set(version: number, url: string, body: string | Buffer): void {
+    if (this.answers === undefined || body.length > this.budget / 16) return; // bytes ≥ characters
+    const answer = typeof body === 'string' ? Buffer.from(body, 'utf8') : body;
     if (answer.length > this.budget / 16) return;
     if (this.version === undefined || version > this.version) {
       this.version = version;
@@ -70,7 +70,7 @@ export const answerCache = fp<{ budget: number }>(
         request.corpusVersion !== undefined &&
         request.routeOptions.config.etag === 'corpus' &&
         isRead(request.method) &&
-        typeof payload === 'string'
+        (typeof payload === 'string' || Buffer.isBuffer(payload))
       )
         answers.set(request.corpusVersion, request.url, payload);
       done(null, payload);

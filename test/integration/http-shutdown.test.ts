@@ -38,7 +38,8 @@ describe('graceful shutdown', () => {
   test('SIGTERM answers the request in flight and exits in seconds with an idle keep-alive client', async () => {
     const env = { DATABASE_URL: db.url, RECALLS_ARCHIVE_DIR: join(dir, 'a') };
     const key = (await runCli(['keys', 'create', '--plan', 'scale'], env)).stdout.trim().split('\n').pop()!;
-    const node = startCli(['serve'], { ...env, PORT: '0', LOG_LEVEL: 'info' });
+    // debug: the log says when a request has arrived (access-log.ts)
+    const node = startCli(['serve'], { ...env, PORT: '0', LOG_LEVEL: 'debug' });
     const agent = new Agent({ keepAlive: true });
     try {
       const url = new URL(
@@ -73,7 +74,7 @@ describe('graceful shutdown', () => {
           `Content-Length: ${Buffer.byteLength(body)}\r\n\r\n${body.slice(0, -1)}`,
       );
       await until('the request to arrive', 5_000, () =>
-        /"url":"\/v1\/checks"/.test(node.output()) ? true : undefined,
+        /"url":"\/v1\/checks","msg":"request received"/.test(node.output()) ? true : undefined,
       );
 
       const stopping = Date.now();

@@ -44,7 +44,13 @@ export interface TestService {
 }
 
 export async function startService(
-  options: { env?: Record<string, string>; clock?: () => Date; engine?: 'sqlite' | 'postgres' } = {},
+  options: {
+    env?: Record<string, string>;
+    clock?: () => Date;
+    engine?: 'sqlite' | 'postgres';
+    /** Fastify's logger option (none by default). */
+    logger?: Record<string, unknown>;
+  } = {},
 ): Promise<TestService> {
   const dir = mkdtempSync(join(tmpdir(), 'recalls-test-'));
   // Loopback is exempt from burst limits unless a test is about them (it sets RECALLS_BURST_EXEMPT).
@@ -64,6 +70,7 @@ export async function startService(
     sources: SOURCE_ADAPTERS.map((a) => a.meta),
     burstLimiter: createMemoryBurstLimiter(),
     clock: options.clock,
+    logger: options.logger,
   });
   // Every answer is checked against the OpenAPI document; close() fails on any that does not conform.
   const conformance = watchResponses(app);

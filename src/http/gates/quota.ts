@@ -7,7 +7,7 @@
 import fp from 'fastify-plugin';
 import type { FastifyReply } from 'fastify';
 import type { Plan } from '../../config.ts';
-import { usageMonth, type Metered } from '../../domain/meters.ts';
+import { usageMonthKeeper, type Metered } from '../../domain/meters.ts';
 import { LEASE_SHARE } from '../../domain/quota-lease.ts';
 import type { AppDeps } from '../context.ts';
 import { ProblemError } from '../problems.ts';
@@ -41,6 +41,7 @@ function settleOnClose(reply: FastifyReply, hold: LeaseHold): void {
 export const quotaGate = fp<{ deps: AppDeps; now: () => Date }>(
   async (app, { deps, now }) => {
     const corpusTag = corpusTagCache();
+    const usageMonth = usageMonthKeeper();
     const ledger = new QuotaLedger(deps.store, {
       rule: { maxBlock: deps.config.quota.leaseBlock, share: LEASE_SHARE },
       idleReturnMs: deps.config.quota.idleReturnMs,
