@@ -270,11 +270,11 @@ async function measure(
   targets: Target[],
   scenario: Scenario,
   withTimes: boolean,
-  key: string,
+  keys: RowKeys,
   bare?: Proc,
 ): Promise<Row> {
   const metered = targets.map((t) => t.metered);
-  const s = await withKey(scenario, metered[0]!, key);
+  const s = await withKey(scenario, metered[0]!, keys.metered);
   let bareRps: number | undefined;
   let bareCpuUs: number | undefined;
   let bareBytes: number | undefined;
@@ -295,7 +295,7 @@ async function measure(
   const row: Row = { name: s.name, nodes: metered.length, ...m, bareRps, bareCpuUs, bareBytes };
   const unmetered = targets.map((t) => t.unmetered).filter((t) => t !== undefined);
   if (unmetered.length === targets.length) {
-    const u = await load(unmetered, await withKey(scenario, unmetered[0]!, key));
+    const u = await load(unmetered, await withKey(scenario, unmetered[0]!, keys.unmetered));
     row.unmetered = { rps: u.rps, cpuUs: u.cpuUs, latencyP50: u.latencyP50, unexpected: u.unexpected };
   }
   if (withTimes) Object.assign(row, await serverTimes(metered[0]!.url, s, s.method === 'POST' ? 100 : 300));
@@ -414,6 +414,19 @@ async function walkTo(url: string, key: string, pages: number): Promise<string> 
   return path;
 }
 
+/**
+ * A row's keys: one for the default node, another for the unmetered one. Unmetered usage is still counted,
+ * so one key shared by both would spend the default node's 1,000,000 requests over the two runs of a row.
+ */
+interface RowKeys {
+  metered: string;
+  unmetered: string;
+}
+
+function rowKeys(databaseUrl: string): RowKeys {
+  return { metered: issueKey(databaseUrl), unmetered: issueKey(databaseUrl) };
+}
+
 function issueKey(databaseUrl: string): string {
   const r = spawnSync(process.execPath, [BIN, 'keys', 'create', '--plan', 'scale', '--name', 'bench'], {
     cwd: ROOT,
@@ -519,7 +532,7 @@ async function main(): Promise<void> {
   const rows: Row[] = [];
   for (const s of scenarios)
     rows.push(
-      await measure([s.name.endsWith(CACHE_OFF) ? uncached : service], s, true, issueKey(databaseUrl), bare),
+      await measure([s.name.endsWith(CACHE_OFF) ? uncached : service], s, true, rowKeys(databaseUrl), bare),
     );
   const rss = {
     service: Math.max(peakRss(service.metered), peakRss(service.unmetered!)),
@@ -535,7 +548,7 @@ async function main(): Promise<void> {
       unmetered: await serve(unmeteredEnv, 'service-unmetered-2'),
     };
     for (const s of scenarios.filter((x) => x.name.startsWith('lookup, ') || x.name.startsWith('POST')))
-      rows.push(await measure([service, second], s, false, issueKey(databaseUrl), bare));
+      rows.push(await measure([service, second], s, false, rowKeys(databaseUrl), bare));
     rss.service = Math.max(rss.service, peakRss(second.metered), peakRss(second.unmetered!));
     await stop(second.metered);
     await stop(second.unmetered!);

@@ -84,7 +84,7 @@ const ratioOf = (r: Row | undefined) => (r?.bareRps === undefined ? NaN : r.rps 
 
 /** The service configuration of the headline rows. */
 export const SERVICE_CONFIGURATION =
-  'the default configuration, as `npm start` runs it (a `scale` key, its 1,000,000-request monthly quota metered, one fresh key per row; default log level, the request log written to /dev/null); "unmetered" is the same with `RECALLS_PLAN_SCALE_REQUESTS=unmetered`; loopback burst-exempt';
+  'the default configuration, as `npm start` runs it (a `scale` key, its 1,000,000-request monthly quota metered, a fresh key per row and node; default log level, the request log written to /dev/null); "unmetered" is the same with `RECALLS_PLAN_SCALE_REQUESTS=unmetered`; loopback burst-exempt';
 
 /** The configuration of runs saved before the harness recorded it. */
 const OLD_CONFIGURATION =
