@@ -14,6 +14,13 @@ function isRead(method: string): boolean {
   return method === 'GET' || method === 'HEAD';
 }
 
+/** `bytes` in memory of their own, so that what the cache counts is what it holds. */
+function ownCopy(bytes: Buffer): Buffer {
+  const own = Buffer.allocUnsafeSlow(bytes.length);
+  bytes.copy(own);
+  return own;
+}
+
 export class AnswerCache {
   private version: number | undefined;
   private readonly answers: LRUCache<string, Buffer> | undefined;
@@ -34,8 +41,10 @@ export class AnswerCache {
   /** Keeps `url`'s answer at `version`: older than the version held is dropped, newer replaces all. */
   set(version: number, url: string, body: string | Buffer): void {
     if (this.answers === undefined || body.length > this.budget / 16) return; // bytes ≥ characters
-    const answer = typeof body === 'string' ? Buffer.from(body, 'utf8') : body;
+    let answer = typeof body === 'string' ? Buffer.from(body, 'utf8') : body;
     if (answer.length > this.budget / 16) return;
+    // A small buffer is a slice of Node's shared 8 KB pool: kept as it is, it would hold the whole slab.
+    if (answer.byteLength !== answer.buffer.byteLength) answer = ownCopy(answer);
     if (this.version === undefined || version > this.version) {
       this.version = version;
       this.answers.clear();
@@ -54,14 +63,15 @@ export const answerCache = fp<{ budget: number }>(
   async (app, { budget }) => {
     const answers = new AnswerCache(budget);
     app.decorateRequest('cachedAnswer', false);
-    app.addHook('preHandler', async (request, reply) => {
+    // A callback hook: nothing is awaited, so no promise per request.
+    app.addHook('preHandler', (request, reply, done) => {
       const version = request.corpusVersion;
       if (!isRead(request.method) || request.routeOptions.config.etag !== 'corpus' || version === undefined)
-        return;
+        return done();
       const answer = answers.get(version, request.url);
-      if (answer === undefined) return;
+      if (answer === undefined) return done();
       request.cachedAnswer = true;
-      return reply.type(JSON_CONTENT_TYPE).send(answer);
+      reply.type(JSON_CONTENT_TYPE).send(answer); // answered: the chain ends here, done is not called
     });
     app.addHook('onSend', (request, reply, payload, done) => {
       if (

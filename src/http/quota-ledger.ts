@@ -127,6 +127,23 @@ export class QuotaLedger {
     return this.available(this.entry(keyId, limit, month), false);
   }
 
+  /**
+   * `admit` without waiting: the hold when a unit is free on this node (or the quota is unmetered), undefined
+   * when only a lease could tell — then `admit`.
+   */
+  admitNow(keyId: string, limit: number | null, month: string): LeaseHold | undefined {
+    const entry = this.entry(keyId, limit, month);
+    if (entry.limit !== null && free(entry) < 1) return undefined;
+    entry.held++;
+    return new LeaseHold(this, entry);
+  }
+
+  /** `wouldAdmit` without waiting: true when a unit is free on this node, undefined when only a lease could tell. */
+  wouldAdmitNow(keyId: string, limit: number | null, month: string): true | undefined {
+    const entry = this.entry(keyId, limit, month);
+    return entry.limit === null || free(entry) >= 1 ? true : undefined;
+  }
+
   /** Reports every used request and gives back every unused one (the node stops). */
   async close(): Promise<void> {
     this.closed = true;

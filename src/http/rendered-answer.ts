@@ -1,9 +1,9 @@
 /**
  * Answers assembled from JSON the store rendered: `{data, meta}` by concatenation, sent as UTF-8 bytes with
  * the JSON media type, so that Fastify writes them as they are instead of serialising an object with the
- * route's response schema. Bytes, not the string: Node would encode a string inside the socket write, and
- * the answer cache keeps bytes anyway (a 57 KB page: ~18 % less server CPU, measured). The bytes are the ones that serialiser would write (its field order, absent fields left
- * out, `JSON.stringify` escaping); the answer cache and the ETag gate see the string as usual.
+ * route's response schema. The bytes are the ones that serialiser would write (its field order, absent
+ * fields left out, `JSON.stringify` escaping). Bytes rather than the string: Node would encode a string
+ * inside the socket write, and the answer cache keeps bytes anyway (a 57 KB page: ~18 % less server CPU).
  */
 import type { Static } from '@sinclair/typebox';
 import type { FastifyReply } from 'fastify';

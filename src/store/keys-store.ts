@@ -5,7 +5,7 @@ import { generateApiKey, hashApiKey, looksLikeApiKey, sameHash } from '../domain
 import { compile } from './compiled.ts';
 import type { Engine } from './engine.ts';
 import type { Database } from './schema.ts';
-import type { StoreStateWatch } from './store-state.ts';
+import type { StoreState, StoreStateWatch } from './store-state.ts';
 
 export interface ApiKeyRecord {
   id: string;
@@ -71,19 +71,31 @@ export class KeysStore {
    * version, from memory: a hash is read once per keys version (any key created, revoked or changed anywhere
    * moves it, see store-state.ts for how soon each node knows).
    */
-  async authenticateHash(hash: string): Promise<Authentication> {
-    const state = await this.state.current();
+  authenticateHash(hash: string): Authentication | Promise<Authentication> {
+    const state = this.state.current();
+    return state instanceof Promise
+      ? state.then((s) => this.authenticateAt(hash, s))
+      : this.authenticateAt(hash, state);
+  }
+
+  /** As `authenticateHash` at a known state: without a promise when the key is kept in memory. */
+  private authenticateAt(hash: string, state: StoreState): Authentication | Promise<Authentication> {
     if (state.keysVersion > this.keptAt) {
       this.kept.clear();
       this.keptAt = state.keysVersion;
     }
-    let entry = this.kept.get(hash);
-    if (entry === undefined) {
-      entry = (await this.read(hash)) ?? NO_KEY;
+    const kept = this.kept.get(hash);
+    const answer = (entry: Readonly<ApiKeyRecord> | typeof NO_KEY): Authentication => ({
+      record: entry === NO_KEY ? undefined : entry,
+      corpusVersion: state.version,
+    });
+    if (kept !== undefined) return answer(kept);
+    return this.read(hash).then((record) => {
+      const entry = record ?? NO_KEY;
       // Read after the state was: at least as new as it, unless a newer keys version came meanwhile.
       if (this.keptAt === state.keysVersion) this.kept.set(hash, entry);
-    }
-    return { record: entry === NO_KEY ? undefined : entry, corpusVersion: state.version };
+      return answer(entry);
+    });
   }
 
   private async read(hash: string): Promise<ApiKeyRecord | undefined> {

@@ -44,11 +44,18 @@ export const burstCount = fp<{ limiter: BurstLimiter; config: Config; now: () =>
     const isExempt = exemptions(config);
     const highest = Math.max(...Object.values<Plan>(config.plans).map((p) => p.burstPerMinute));
     app.decorateRequest('burst', undefined);
-    app.addHook('onRequest', async (request, reply) => {
-      if (keyRule(request) === undefined || isExempt(request.ip)) return;
+    app.addHook('onRequest', (request, reply, done) => {
+      if (keyRule(request) === undefined || isExempt(request.ip)) return done();
       const limit = request.burstPlan?.burstPerMinute ?? highest;
-      request.burst = await limiter.hit(request.ip, limit, 60, now().getTime());
-      if (request.burst.count > limit) measure(reply, limit, request.burst);
+      limiter.hit(request.ip, limit, 60, now().getTime()).then((burst) => {
+        request.burst = burst;
+        try {
+          if (burst.count > limit) measure(reply, limit, burst);
+        } catch (error) {
+          return done(error as Error);
+        }
+        done();
+      }, done);
     });
   },
   { name: 'burst-count', dependencies: ['key-reading'] },

@@ -7,6 +7,7 @@ import fp from 'fastify-plugin';
 import { LRUCache } from 'lru-cache';
 import type { Config, Plan, PlanId } from '../../config.ts';
 import { hashApiKey, looksLikeApiKey } from '../../domain/api-keys.ts';
+import type { Authentication } from '../../store/keys-store.ts';
 import { keyRule, type AppDeps } from '../context.ts';
 import { ProblemError } from '../problems.ts';
 
@@ -81,10 +82,7 @@ function planOf(config: Config, plan: string): Plan {
 export const keyLookup = fp<{ deps: AppDeps; plans: RememberedPlans }>(
   async (app, { deps, plans }) => {
     const { store, config } = deps;
-    app.addHook('onRequest', async (request) => {
-      const hash = request.keyHash;
-      if (hash === undefined) return;
-      const { record, corpusVersion } = await store.keys.authenticateHash(hash);
+    const adopt = (request: FastifyRequest, hash: string, { record, corpusVersion }: Authentication) => {
       request.corpusVersion = corpusVersion;
       if (record === undefined) {
         request.auth = { state: 'invalid' };
@@ -97,6 +95,20 @@ export const keyLookup = fp<{ deps: AppDeps; plans: RememberedPlans }>(
         record.revoked_at !== null
           ? { state: 'revoked', key: record, plan }
           : { state: 'valid', key: record, plan };
+    };
+    // A callback hook: a key and state known in memory are adopted without a promise.
+    app.addHook('onRequest', (request, _reply, done) => {
+      const hash = request.keyHash;
+      if (hash === undefined) return done();
+      const authentication = store.keys.authenticateHash(hash);
+      if (!(authentication instanceof Promise)) {
+        adopt(request, hash, authentication);
+        return done();
+      }
+      authentication.then((a) => {
+        adopt(request, hash, a);
+        done();
+      }, done);
     });
   },
   { name: 'key-lookup', dependencies: ['key-reading', 'burst-count'] },

@@ -5,7 +5,7 @@
  * takes nothing, one made from the handler's 200 frees its unit.
  */
 import fp from 'fastify-plugin';
-import type { FastifyReply } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Plan } from '../../config.ts';
 import { usageMonthKeeper, type Metered } from '../../domain/meters.ts';
 import { LEASE_SHARE } from '../../domain/quota-lease.ts';
@@ -51,13 +51,53 @@ export const quotaGate = fp<{ deps: AppDeps; now: () => Date }>(
     app.addHook('onClose', () => ledger.close());
     app.decorateRequest('quotaHold', undefined);
     app.decorateRequest('corpusTag', undefined);
-    app.addHook('preHandler', async (request, reply) => {
-      const { auth } = request;
+    const isTagged = (request: FastifyRequest) => {
       const mode = request.routeOptions.config.etag;
-      if (
+      return (
         (request.method === 'GET' || request.method === 'HEAD') &&
         (mode === 'corpus' || mode === 'corpus-key')
-      ) {
+      );
+    };
+    const admitted = (reply: FastifyReply, hold: LeaseHold) => {
+      reply.request.quotaHold = hold;
+      settleOnClose(reply, hold);
+    };
+
+    /**
+     * The gate without a promise, for the usual request: its corpus version known, no receipt in its tag, a
+     * unit free on this node. 'slow' when something must be awaited (nothing has been decided then).
+     */
+    const gateNow = (request: FastifyRequest, reply: FastifyReply): 'pass' | 'answered' | 'slow' => {
+      const { auth } = request;
+      if (isTagged(request)) {
+        const version = request.corpusVersion;
+        if (version === undefined || request.routeOptions.config.etag === 'corpus-key') return 'slow';
+        const entry = corpusTag(version, '', request.url);
+        const notModified = entry.answered && matchesIfNoneMatch(request.headers['if-none-match'], entry.tag);
+        if (notModified && auth.state === 'valid') {
+          const month = usageMonth(now());
+          if (ledger.wouldAdmitNow(auth.key.id, auth.plan.perMonth.requests, month) === undefined)
+            return 'slow';
+        }
+        request.corpusTag = entry;
+        reply.header('ETag', entry.tag);
+        if (notModified) {
+          reply.code(304).send();
+          return 'answered';
+        }
+      }
+      if (auth.state !== 'valid') return 'pass';
+      const hold = ledger.admitNow(auth.key.id, auth.plan.perMonth.requests, usageMonth(now()));
+      if (hold === undefined) return 'slow';
+      admitted(reply, hold);
+      return 'pass';
+    };
+
+    /** The gate in full: reads the corpus version or the key's newest receipt, waits for a lease. */
+    const gate = async (request: FastifyRequest, reply: FastifyReply): Promise<'pass' | 'answered'> => {
+      const { auth } = request;
+      const mode = request.routeOptions.config.etag;
+      if (isTagged(request)) {
         const version = await corpusVersionOf(request, deps.store);
         const keyPart =
           mode === 'corpus-key' && auth.state === 'valid'
@@ -72,15 +112,26 @@ export const quotaGate = fp<{ deps: AppDeps; now: () => Date }>(
             if (!(await ledger.wouldAdmit(auth.key.id, auth.plan.perMonth.requests, month)))
               throw quotaExceeded(auth.plan, month, ONE_REQUEST);
           }
-          return reply.code(304).send();
+          reply.code(304).send();
+          return 'answered';
         }
       }
-      if (auth.state !== 'valid') return;
+      if (auth.state !== 'valid') return 'pass';
       const month = usageMonth(now());
       const hold = await ledger.admit(auth.key.id, auth.plan.perMonth.requests, month);
       if (hold === undefined) throw quotaExceeded(auth.plan, month, ONE_REQUEST);
-      request.quotaHold = hold;
-      settleOnClose(reply, hold);
+      admitted(reply, hold);
+      return 'pass';
+    };
+
+    // A callback hook: the usual request passes without a promise; an answered one ends the chain (no done).
+    app.addHook('preHandler', (request, reply, done) => {
+      const outcome = gateNow(request, reply);
+      if (outcome === 'pass') return done();
+      if (outcome === 'answered') return;
+      gate(request, reply).then((settled) => {
+        if (settled === 'pass') done();
+      }, done);
     });
   },
   { name: 'quota-gate', dependencies: ['parameters-gate'] },

@@ -23,6 +23,19 @@ describe('AnswerCache', () => {
     assert.deepEqual(cache.size(), { answers: 1, bytes: 5 });
   });
 
+  test('keeps bytes of their own: a small answer is not held as a slice of a shared buffer', () => {
+    const cache = new AnswerCache(1000);
+    const pooled = Buffer.from('{"small":true}'); // a slice of Node's 8 KB pool
+    assert.notEqual(pooled.byteLength, pooled.buffer.byteLength);
+    cache.set(1, '/small', pooled);
+    const kept = cache.get(1, '/small')!;
+    assert.equal(kept.toString(), '{"small":true}');
+    assert.equal(kept.buffer.byteLength, kept.byteLength, 'its own memory, as large as it counts');
+    const own = Buffer.allocUnsafeSlow(4).fill(0x41);
+    cache.set(1, '/own', own);
+    assert.equal(cache.get(1, '/own'), own, 'bytes already of their own are kept as they are');
+  });
+
   test('holds at most its budget, dropping the least recently used first', () => {
     const cache = new AnswerCache(160);
     for (const url of ['/1', '/2', '/3', '/4']) cache.set(1, url, 'x'.repeat(10));
