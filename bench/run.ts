@@ -82,6 +82,12 @@ interface Proc {
  * (the request log at the default level) too, or to /dev/null with `discardStdout`, so that a run's request
  * logs (every request, as `npm start` writes them) cost what writing them costs without filling the disk.
  */
+/** Every server started and not yet stopped: ended with the benchmark, also when a row fails. */
+const running = new Set<ChildProcess>();
+process.on('exit', () => {
+  for (const child of running) child.kill('SIGKILL');
+});
+
 async function startProcess(
   args: string[],
   env: Record<string, string>,
@@ -98,6 +104,8 @@ async function startProcess(
     env: { ...process.env, ...env, PORT: String(port), HOST: '127.0.0.1' },
     stdio: ['ignore', out, err],
   });
+  running.add(child);
+  child.once('exit', () => running.delete(child));
   closeSync(err);
   if (out !== err) closeSync(out);
   const url = `http://127.0.0.1:${port}`;
