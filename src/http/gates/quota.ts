@@ -65,7 +65,8 @@ export const quotaGate = fp<{ deps: AppDeps; now: () => Date }>(
 
     /**
      * The gate without a promise, for the usual request: its corpus version known, no receipt in its tag, a
-     * unit free on this node. 'slow' when something must be awaited (nothing has been decided then).
+     * unit free on this node. 'slow' when something must be awaited: nothing is taken or answered then, and
+     * the full gate runs from the start (setting the same ETag again).
      */
     const gateNow = (request: FastifyRequest, reply: FastifyReply): 'pass' | 'answered' | 'slow' => {
       const { auth } = request;
