@@ -13,6 +13,7 @@
  * key, none of which got an answer), and never an under-count: what it answered and had not yet
  * reported is in the lease too.
  */
+import type { MaybePromise } from '../domain/maybe-promise.ts';
 import { usageMonth } from '../domain/meters.ts';
 import type { LeaseRule } from '../domain/quota-lease.ts';
 import type { Store } from '../store/database.ts';
@@ -115,22 +116,22 @@ export class QuotaLedger {
 
   /**
    * Takes one request of the key's month, from this node's lease (leasing a block when it has none
-   * free); undefined when the quota is used up. Unmetered (`limit` null) always admits.
+   * free: only then is the answer a promise); undefined when the quota is used up. Unmetered (`limit` null)
+   * always admits.
    */
-  async admit(keyId: string, limit: number | null, month: string): Promise<LeaseHold | undefined> {
+  admit(keyId: string, limit: number | null, month: string): MaybePromise<LeaseHold | undefined> {
+    const now = this.admitNow(keyId, limit, month);
+    if (now !== undefined) return now;
     const entry = this.entry(keyId, limit, month);
-    return (await this.available(entry, true)) ? new LeaseHold(this, entry) : undefined;
+    return this.available(entry, true).then((ok) => (ok ? new LeaseHold(this, entry) : undefined));
   }
 
   /** Whether the key's month could take one more request, without taking it (a 304 does not count). */
-  wouldAdmit(keyId: string, limit: number | null, month: string): Promise<boolean> {
-    return this.available(this.entry(keyId, limit, month), false);
+  wouldAdmit(keyId: string, limit: number | null, month: string): MaybePromise<boolean> {
+    return this.wouldAdmitNow(keyId, limit, month) ?? this.available(this.entry(keyId, limit, month), false);
   }
 
-  /**
-   * `admit` without waiting: the hold when a unit is free on this node (or the quota is unmetered), undefined
-   * when only a lease could tell — then `admit`.
-   */
+  /** `admit` without waiting: the hold when a unit is free on this node (or unmetered), else undefined. */
   admitNow(keyId: string, limit: number | null, month: string): LeaseHold | undefined {
     const entry = this.entry(keyId, limit, month);
     if (entry.limit !== null && free(entry) < 1) return undefined;

@@ -2,6 +2,7 @@
 import type { Kysely } from 'kysely';
 import { LRUCache } from 'lru-cache';
 import { generateApiKey, hashApiKey, looksLikeApiKey, sameHash } from '../domain/api-keys.ts';
+import { andThen, type MaybePromise } from '../domain/maybe-promise.ts';
 import { compile } from './compiled.ts';
 import type { Engine } from './engine.ts';
 import type { Database } from './schema.ts';
@@ -71,15 +72,12 @@ export class KeysStore {
    * version, from memory: a hash is read once per keys version (any key created, revoked or changed anywhere
    * moves it, see store-state.ts for how soon each node knows).
    */
-  authenticateHash(hash: string): Authentication | Promise<Authentication> {
-    const state = this.state.current();
-    return state instanceof Promise
-      ? state.then((s) => this.authenticateAt(hash, s))
-      : this.authenticateAt(hash, state);
+  authenticateHash(hash: string): MaybePromise<Authentication> {
+    return andThen(this.state.current(), (state) => this.authenticateAt(hash, state));
   }
 
   /** As `authenticateHash` at a known state: without a promise when the key is kept in memory. */
-  private authenticateAt(hash: string, state: StoreState): Authentication | Promise<Authentication> {
+  private authenticateAt(hash: string, state: StoreState): MaybePromise<Authentication> {
     if (state.keysVersion > this.keptAt) {
       this.kept.clear();
       this.keptAt = state.keysVersion;

@@ -8,14 +8,18 @@ import fp from 'fastify-plugin';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Plan } from '../../config.ts';
 import { usageMonthKeeper, type Metered } from '../../domain/meters.ts';
+import { andThen, type MaybePromise } from '../../domain/maybe-promise.ts';
 import { LEASE_SHARE } from '../../domain/quota-lease.ts';
-import type { AppDeps } from '../context.ts';
+import type { AppDeps, CorpusTag } from '../context.ts';
 import { ProblemError } from '../problems.ts';
 import { QuotaLedger, type LeaseHold } from '../quota-ledger.ts';
 import { corpusVersionOf } from '../route-context.ts';
 import { corpusTagCache, matchesIfNoneMatch } from './etag.ts';
 
 const ONE_REQUEST: Metered = { requests: 1, identifiers: 0 };
+
+/** What the gate decided: the request goes on to its handler, or it has been answered (304). */
+type Outcome = 'pass' | 'answered';
 
 /** The 402 of a reservation of `amount` that the plan's month does not allow. */
 export function quotaExceeded(plan: Plan, month: string, amount: Metered): ProblemError {
@@ -58,80 +62,72 @@ export const quotaGate = fp<{ deps: AppDeps; now: () => Date }>(
         (mode === 'corpus' || mode === 'corpus-key')
       );
     };
-    const admitted = (reply: FastifyReply, hold: LeaseHold) => {
-      reply.request.quotaHold = hold;
-      settleOnClose(reply, hold);
+
+    /** Takes a unit of the key's month for the request, settled when its connection closes. */
+    const admit = (request: FastifyRequest, reply: FastifyReply): MaybePromise<Outcome> => {
+      const { auth } = request;
+      if (auth.state !== 'valid') return 'pass';
+      const month = usageMonth(now());
+      return andThen(ledger.admit(auth.key.id, auth.plan.perMonth.requests, month), (hold) => {
+        if (hold === undefined) throw quotaExceeded(auth.plan, month, ONE_REQUEST);
+        request.quotaHold = hold;
+        settleOnClose(reply, hold);
+        return 'pass';
+      });
+    };
+
+    /** 304 when the request names the tag of an answer already made at this version, else admission. */
+    const answerTagged = (
+      request: FastifyRequest,
+      reply: FastifyReply,
+      entry: CorpusTag,
+    ): MaybePromise<Outcome> => {
+      request.corpusTag = entry;
+      reply.header('ETag', entry.tag);
+      if (!entry.answered || !matchesIfNoneMatch(request.headers['if-none-match'], entry.tag))
+        return admit(request, reply);
+      const { auth } = request;
+      const month = usageMonth(now());
+      const allowed =
+        auth.state === 'valid' ? ledger.wouldAdmit(auth.key.id, auth.plan.perMonth.requests, month) : true;
+      return andThen(allowed, (ok) => {
+        if (!ok && auth.state === 'valid') throw quotaExceeded(auth.plan, month, ONE_REQUEST);
+        reply.code(304).send();
+        return 'answered';
+      });
     };
 
     /**
-     * The gate without a promise, for the usual request: its corpus version known, no receipt in its tag, a
-     * unit free on this node. 'slow' when something must be awaited: nothing is taken or answered then, and
-     * the full gate runs from the start (setting the same ETag again).
+     * The gate. Without a promise for the usual request (its corpus version known, no receipt in its tag, a
+     * unit free on this node); what must be read or leased is awaited.
      */
-    const gateNow = (request: FastifyRequest, reply: FastifyReply): 'pass' | 'answered' | 'slow' => {
+    const gate = (request: FastifyRequest, reply: FastifyReply): MaybePromise<Outcome> => {
+      if (!isTagged(request)) return admit(request, reply);
       const { auth } = request;
-      if (isTagged(request)) {
-        const version = request.corpusVersion;
-        if (version === undefined || request.routeOptions.config.etag === 'corpus-key') return 'slow';
-        const entry = corpusTag(version, '', request.url);
-        const notModified = entry.answered && matchesIfNoneMatch(request.headers['if-none-match'], entry.tag);
-        if (notModified && auth.state === 'valid') {
-          const month = usageMonth(now());
-          if (ledger.wouldAdmitNow(auth.key.id, auth.plan.perMonth.requests, month) === undefined)
-            return 'slow';
-        }
-        request.corpusTag = entry;
-        reply.header('ETag', entry.tag);
-        if (notModified) {
-          reply.code(304).send();
-          return 'answered';
-        }
-      }
-      if (auth.state !== 'valid') return 'pass';
-      const hold = ledger.admitNow(auth.key.id, auth.plan.perMonth.requests, usageMonth(now()));
-      if (hold === undefined) return 'slow';
-      admitted(reply, hold);
-      return 'pass';
-    };
-
-    /** The gate in full: reads the corpus version or the key's newest receipt, waits for a lease. */
-    const gate = async (request: FastifyRequest, reply: FastifyReply): Promise<'pass' | 'answered'> => {
-      const { auth } = request;
-      const mode = request.routeOptions.config.etag;
-      if (isTagged(request)) {
-        const version = await corpusVersionOf(request, deps.store);
-        const keyPart =
-          mode === 'corpus-key' && auth.state === 'valid'
-            ? `${auth.key.id}:${await deps.store.checks.latestCheckId(auth.key.id)}`
-            : '';
-        const entry = corpusTag(version, keyPart, request.url);
-        request.corpusTag = entry;
-        reply.header('ETag', entry.tag);
-        if (entry.answered && matchesIfNoneMatch(request.headers['if-none-match'], entry.tag)) {
-          if (auth.state === 'valid') {
-            const month = usageMonth(now());
-            if (!(await ledger.wouldAdmit(auth.key.id, auth.plan.perMonth.requests, month)))
-              throw quotaExceeded(auth.plan, month, ONE_REQUEST);
-          }
-          reply.code(304).send();
-          return 'answered';
-        }
-      }
-      if (auth.state !== 'valid') return 'pass';
-      const month = usageMonth(now());
-      const hold = await ledger.admit(auth.key.id, auth.plan.perMonth.requests, month);
-      if (hold === undefined) throw quotaExceeded(auth.plan, month, ONE_REQUEST);
-      admitted(reply, hold);
-      return 'pass';
+      const version = request.corpusVersion ?? corpusVersionOf(request, deps.store);
+      const keyPart =
+        request.routeOptions.config.etag === 'corpus-key' && auth.state === 'valid'
+          ? deps.store.checks.latestCheckId(auth.key.id).then((latest) => `${auth.key.id}:${latest}`)
+          : '';
+      return andThen(version, (v) =>
+        andThen(keyPart, (k) => answerTagged(request, reply, corpusTag(v, k, request.url))),
+      );
     };
 
     // A callback hook: the usual request passes without a promise; an answered one ends the chain (no done).
     app.addHook('preHandler', (request, reply, done) => {
-      const outcome = gateNow(request, reply);
-      if (outcome === 'pass') return done();
-      if (outcome === 'answered') return;
-      gate(request, reply).then((settled) => {
-        if (settled === 'pass') done();
+      let outcome: MaybePromise<Outcome>;
+      try {
+        outcome = gate(request, reply);
+      } catch (error) {
+        return done(error as Error);
+      }
+      if (!(outcome instanceof Promise)) {
+        if (outcome === 'pass') done();
+        return;
+      }
+      outcome.then((o) => {
+        if (o === 'pass') done();
       }, done);
     });
   },
