@@ -6,7 +6,15 @@
 import type { Confidence, IdentifierKind } from '../../domain/identifiers/kinds.ts';
 import { normaliseIdentifier } from '../../domain/identifiers/normalise.ts';
 import { normaliseVin } from '../../domain/identifiers/vin.ts';
-import { OPEN_BOUND_WORDS, isCodeShaped, isDateLike, isDayDate, isUnitWord, isYear } from './code-shapes.ts';
+import {
+  OPEN_BOUND_WORDS,
+  embedsFullDate,
+  isCodeShaped,
+  isDateLike,
+  isDayDate,
+  isUnitWord,
+  isYear,
+} from './code-shapes.ts';
 import type { Label } from './labels.ts';
 import { endsSentence, type Token } from './tokens.ts';
 
@@ -21,6 +29,8 @@ export const MIN_CODE_LENGTH = 3;
 export const MIN_TABLE_CODES = 3;
 /** Alphanumeric length from which a code unlike every column is read as a serial number. */
 const SERIAL_LENGTH = 12;
+/** Leading characters a vehicle's name shares with its model number ("KX450SR", "KX450PSFNN"). */
+const NAME_STEM = 4;
 /** Tokens allowed between a label and its first value (a table header, "are included:"). */
 const MAX_LEAD_IN = 24;
 /** Tokens of the longest table read after one label (about 60 KB of prose). */
@@ -32,6 +42,8 @@ interface Column {
   dateCodes: boolean;
   /** The first value read into it: later values of the same shape belong here. */
   first?: string;
+  /** A table's range columns ("Serial Number Start … End"): only pairs of ends are read into them. */
+  pairsOnly?: boolean;
 }
 
 /** Words allowed between a label and its first value without making it a table. */
@@ -157,6 +169,8 @@ const COMMON_CAPITALS = new Set([
 
 /** Header words of a table whose two columns hold the two ends of a range. */
 const PAIRED_COLUMNS = /\b(?:range|from|start(?:ing)?|first|begin(?:ning)?)\b/i;
+/** A header saying its range column holds single codes too: "Serial Number(s) or Range". */
+const SINGLES_OR_RANGES = /\bor\s+(?:a\s+)?ranges?\b|\branges?\s+or\b/i;
 
 const BOUND_AFTER = new RegExp(`^(?:${OPEN_BOUND_WORDS})$`, 'i');
 
@@ -166,6 +180,8 @@ interface BodyOptions {
   priced: boolean;
   minCodes: number;
   pairs: boolean;
+  /** The range column holds nothing but pairs of ends (no "… or Range" in the header). */
+  pairsOnly: boolean;
   labelEnd: number;
 }
 
@@ -295,6 +311,7 @@ export class CodeRunReader {
       table,
       minCodes: !table ? 1 : colon ? 1 : MIN_TABLE_CODES,
       pairs: table && PAIRED_COLUMNS.test(leadIn),
+      pairsOnly: table && PAIRED_COLUMNS.test(leadIn) && !SINGLES_OR_RANGES.test(leadIn),
       // "… Retail Price": a bare number may be a price.
       priced: table && /\bprices?\b/i.test(leadIn),
       labelEnd: label.end,
@@ -306,7 +323,7 @@ export class CodeRunReader {
     i: number,
     columns: readonly Column[],
     table: boolean,
-  ): { column: number; value: string; next: number } | null {
+  ): { column: number; value: string; next: number; alternate?: boolean } | null {
     const t = this.tokens[i];
     if (t === undefined) return null;
     // In a list after a model label, capitals alone ("MPISUS"), unless a brand heading the next label.
@@ -321,21 +338,33 @@ export class CodeRunReader {
       if (model !== -1 && normaliseIdentifier('model', t.text).ok)
         return { column: model, value: t.text, next: i + 1 };
     }
-    // In a list, a code after a short capital prefix: "VRS Plus-150".
-    if (!table && /^[A-Z]{2,4}$/.test(t.text) && !COMMON_CAPITALS.has(t.text) && !this.capitals) {
+    // In a list, a code after a short capital prefix: "VRS Plus-150"; in a table, the same as a
+    // row's other designation after a slash ("010-130A1 / CX 199-NG").
+    const alternate = table && this.tokens[i - 1]?.text === '/';
+    if (
+      (!table || alternate) &&
+      /^[A-Z]{2,4}$/.test(t.text) &&
+      !COMMON_CAPITALS.has(t.text) &&
+      !this.capitals
+    ) {
       const code = this.tokens[i + 1];
       const after = this.tokens[i + 2];
       const model = columns.findIndex((c) => c.family === 'model');
-      const value = `${t.text} ${code?.text ?? ''}`;
+      // "GDM GDM-49": a prefix printed again in the code is said once.
+      const repeated = code !== undefined && code.text.toUpperCase().startsWith(t.text);
+      const value = repeated ? code.text : `${t.text} ${code?.text ?? ''}`;
       if (
         model !== -1 &&
         code !== undefined &&
         this.text.slice(t.end, code.start) === ' ' &&
         isCodeShaped(code.text, 'model') &&
-        (after === undefined || /^[,;.)]$/.test(after.text) || SEPARATORS.has(after.text.toLowerCase())) &&
+        (alternate ||
+          after === undefined ||
+          /^[,;.)]$/.test(after.text) ||
+          SEPARATORS.has(after.text.toLowerCase())) &&
         normaliseIdentifier('model', value).ok
       ) {
-        return { column: model, value, next: i + 2 };
+        return { column: model, value, next: i + 2, alternate };
       }
     }
     if (!/\d/.test(t.text)) return null;
@@ -351,9 +380,9 @@ export class CodeRunReader {
     const next = this.tokens[i + 1];
     if (next !== undefined && isUnitWord(next.text)) return null;
     if (this.isMeasureMark(i)) return null;
-    // In a table, a lot in two groups whose first is no code alone ("01/15/24 CH1").
+    // A lot in two groups whose first is no code alone ("01/15/24 CH1").
     const lot = columns.findIndex((c) => c.family === 'lot');
-    if (table && lot !== -1 && this.grouped(i) && !columns.some((c) => this.fits(t.text, c, table))) {
+    if (lot !== -1 && this.grouped(i) && !columns.some((c) => this.fits(t.text, c, table))) {
       const value = `${t.text} ${this.tokens[i + 1]!.text}`;
       if (normaliseIdentifier(columns[lot]!.kind, value).ok) return { column: lot, value, next: i + 2 };
     }
@@ -402,6 +431,7 @@ export class CodeRunReader {
       return !isDayDate(value) && !/[A-Za-z].*[-/. ]|[-/. ].*[A-Za-z]/.test(value);
     if (!isCodeShaped(value, column.family)) return false;
     if ((table || column.family === 'model') && isYear(value)) return false;
+    if (table && column.family === 'model' && embedsFullDate(value)) return false;
     // Table codes are capitals; "240z", "3pk" are description words.
     if (table && /\p{Ll}/u.test(value) && !/\p{Ll}/u.test(column.first ?? '')) return false;
     // In a table ≤ 3 digits is a size or count; beside prices, a digits-only lot may be a price.
@@ -428,13 +458,22 @@ export class CodeRunReader {
     return best;
   }
 
-  /** The end of a range or open bound at token `i` ("A thru B", "starting with FC32"), or -1. */
-  private boundAt(i: number): number {
+  /**
+   * The end of a range or open bound at token `i` ("A thru B", "starting with FC32"), or -1. A
+   * capitalised word before a body's first value ends its header ("… Serial Number End 010-13").
+   */
+  private boundAt(i: number, bodyStart: number): number {
     const t = this.tokens[i]!;
     if (!/\d/.test(t.text)) return -1;
     const prev = this.tokens[i - 1]?.text ?? '';
     const prev2 = this.tokens[i - 2]?.text ?? '';
-    if (BOUND_BEFORE.test(prev) || (/^(?:with|in|at)$/i.test(prev) && BOUND_BEFORE.test(prev2))) return i + 1;
+    const header = i === bodyStart && /^\p{Lu}/u.test(prev);
+    if (
+      !header &&
+      (BOUND_BEFORE.test(prev) || (/^(?:with|in|at)$/i.test(prev) && BOUND_BEFORE.test(prev2)))
+    ) {
+      return i + 1;
+    }
     // The first end may be in two groups ("17348 L24 - 23320 K26").
     const end = this.grouped(i) ? i + 2 : i + 1;
     const next = this.tokens[end]?.text.toLowerCase() ?? '';
@@ -474,6 +513,23 @@ export class CodeRunReader {
     return shape(value.value) === shape(next.value) && Math.abs(value.value.length - next.value.length) <= 2;
   }
 
+  /**
+   * Whether a table value is a vehicle's name after its model year, with the model number that
+   * starts like it in a column of its own: "2025 KX450SR KX450PSFNN".
+   */
+  private namesNext(value: { value: string; next: number }, start: number): boolean {
+    const before = this.tokens[start - 1];
+    const next = this.tokens[value.next];
+    return (
+      before !== undefined &&
+      isYear(before.text) &&
+      next !== undefined &&
+      isCodeShaped(next.text, 'model') &&
+      next.text.length > value.value.length &&
+      next.text.slice(0, NAME_STEM) === value.value.slice(0, NAME_STEM)
+    );
+  }
+
   /** Whether the sentence at token `i` continues a table: it starts with codes, mostly. */
   private continuesTable(i: number, columns: readonly Column[]): boolean {
     let codes = 0;
@@ -490,9 +546,11 @@ export class CodeRunReader {
 
   /** Reads a list or table body and keeps its values if there are at least `minCodes`. */
   private body(start: number, columns: Column[], opts: BodyOptions): number {
-    const { table, minCodes, pairs, labelEnd, priced } = opts;
+    const { table, minCodes, pairs, pairsOnly, labelEnd, priced } = opts;
     this.headerTable = table && minCodes === MIN_TABLE_CODES;
     this.priced = priced;
+    // A lone code in a range column is no range's end: a model variant or a prefix, not a lot.
+    if (pairsOnly) for (const c of columns) if (c.family === 'lot') c.pairsOnly = true;
     const found: { column: Column; value: string }[] = [];
     let current = -1;
     let depth = 0;
@@ -513,7 +571,7 @@ export class CodeRunReader {
         i = this.tokenAt(inner.end);
         continue;
       }
-      const bound = this.boundAt(i);
+      const bound = this.boundAt(i, start);
       if (bound !== -1) {
         const lot = columns.findIndex((c) => c.family === 'lot');
         if (lot !== -1) current = lot;
@@ -529,18 +587,21 @@ export class CodeRunReader {
       }
       if (value !== null) {
         const column = table ? this.columnFor(value, columns, current) : value.column;
+        const at = i;
         i = value.next;
         if (column === -1) continue;
         const c = columns[column]!;
         // A model starting unlike its column's first (letter vs digit) is a description word.
         if (
           table &&
+          value.alternate !== true &&
           c.family === 'model' &&
           c.first !== undefined &&
           shape(c.first)[0] !== shape(value.value)[0]
         ) {
           continue;
         }
+        if (table && c.family === 'model' && this.namesNext(value, at)) continue;
         current = column;
         c.first ??= value.value;
         found.push({ column: c, value: value.value });
@@ -574,8 +635,10 @@ export class CodeRunReader {
     current: number,
   ): number {
     if (columns[value.column]!.family === 'barcode') return value.column;
-    const fits = columns.flatMap((c, index) => (this.fits(value.value, c, true) ? [index] : []));
-    if (fits.length <= 1) return fits[0] ?? value.column;
+    const fits = columns.flatMap((c, index) =>
+      !c.pairsOnly && this.fits(value.value, c, true) ? [index] : [],
+    );
+    if (fits.length <= 1) return fits[0] ?? (columns[value.column]!.pairsOnly ? -1 : value.column);
     if (new Set(fits.map((f) => columns[f]!.family)).size === 1)
       return fits.includes(current) ? current : fits[0]!;
     const v = value.value;

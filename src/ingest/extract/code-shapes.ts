@@ -51,6 +51,17 @@ export function isDayDate(value: string): boolean {
   );
 }
 
+/**
+ * Whether a code carries a whole date as eight digits, year first (`A20240815`, `BG20240330`):
+ * a cohort or production code, which a model number does not carry.
+ */
+export function embedsFullDate(value: string): boolean {
+  for (const m of value.matchAll(/(?<!\d)((?:19|20)\d{2})(\d{2})(\d{2})(?!\d)/g)) {
+    if (isMonth(Number(m[2])) && isDay(Number(m[3]))) return true;
+  }
+  return false;
+}
+
 /** A year of the last or this century: `2019`. */
 export function isYear(value: string): boolean {
   return /^(?:19|20)\d{2}$/.test(value);

@@ -21,17 +21,6 @@ import { requireShared, sharedPath } from '../../support/shared.ts';
 const MIN_PRECISION = 0.99;
 const MIN_RECALL = 0.95;
 
-/**
- * Where a source is still short of a bar, the floor it must not fall below, so a regression
- * fails here while the gap stays open (and issue 9 with it). CPSC's precision (0.973 when this
- * floor was set) is held back by flattened tables whose description column holds codes of the
- * same shape as the model column ("Ravin R500 Sniper R051") and by model/serial columns of one
- * shape; the remaining false matches are listed when this test fails.
- */
-const FLOORS: Readonly<Record<string, { precision?: number; recall?: number }>> = {
-  'us-cpsc': { precision: 0.97 },
-};
-
 /** Records the truth set must hold: at least 300, over every source with real records. */
 const MIN_RECORDS = 300;
 const SOURCES_WITH_REAL_RECORDS = [
@@ -67,7 +56,7 @@ test('the truth set is well formed: 300+ records over every source with real rec
   assert.ok(truth.filter((r) => r.identifiers.length === 0).length >= 50);
 });
 
-test('extraction reaches precision 0.99 and recall 0.95 on firm items, per source (floors where still short)', async (t) => {
+test('extraction reaches precision 0.99 and recall 0.95 on firm items, per source', async (t) => {
   const samples = sharedPath('upstream-samples');
   if (!requireShared(t, samples, 'upstream-samples')) return;
   const scores = scoreExtraction(loadTruth(), await extractMirror(samples));
@@ -77,13 +66,12 @@ test('extraction reaches precision 0.99 and recall 0.95 on firm items, per sourc
     SOURCES_WITH_REAL_RECORDS,
   );
   for (const s of scores) {
-    const floor = FLOORS[s.source] ?? {};
     assert.ok(
-      s.precision >= (floor.precision ?? MIN_PRECISION),
+      s.precision >= MIN_PRECISION,
       `${s.source}: precision ${s.precision.toFixed(3)}; false positives:\n  ${s.falsePositives.join('\n  ')}`,
     );
     assert.ok(
-      s.recall >= (floor.recall ?? MIN_RECALL),
+      s.recall >= MIN_RECALL,
       `${s.source}: recall ${s.recall.toFixed(3)}; misses:\n  ${s.misses.join('\n  ')}`,
     );
   }

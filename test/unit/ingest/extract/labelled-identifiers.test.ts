@@ -364,6 +364,87 @@ test('a table with an item, a description and a barcode column: items as models,
   );
 });
 
+test('a header ending "Serial Number End" is no open bound; a model\'s other designation after a slash is read whole', () => {
+  assert.deepEqual(
+    ids(
+      'Only boilers with the following model and serial numbers are included in the recall: Model Serial Number Start Serial Number End 020-410B2 / QZ 310-NG QZA-0310-100001 QZA-0310-100999 020-411B2 / QZ 310-LP QZA-0310-200001 QZA-0310-200999',
+    ),
+    [
+      'model:020410B2:inferred:020-410B2',
+      'model:020411B2:inferred:020-411B2',
+      'model:QZ310LP:inferred:QZ 310-LP',
+      'model:QZ310NG:inferred:QZ 310-NG',
+    ],
+  );
+  // In prose, "starting with", "containing" and "from" still make a value an open bound.
+  assert.deepEqual(ids('Serial numbers containing 41914, 49203, or 49988 are included.'), []);
+  assert.deepEqual(ids('Lights with model numbers starting with QE1122 and QE1145 are included.'), []);
+});
+
+test('a range column holds only pairs of ends: a lone code in it is no lot, unless the header allows singles', () => {
+  // A serial prefix in its own column, and a variant after the last row, are not lots.
+  assert.deepEqual(
+    ids(
+      'The following models and serial number ranges are included: Product Name Item Code Serial Number Range Start Serial Number Range End Widget Solo QB110 Widget Series QB044936 QB147874 QB155 Widget Series QB045337 QB147522 QB175 Widget Series QB044728 QB148532 ZQ4865G/BK/P',
+    ),
+    [
+      'model:QB110:inferred:QB110',
+      'model:QB155:inferred:QB155',
+      'model:QB175:inferred:QB175',
+      'model:ZQ4865GBKP:inferred:ZQ4865G/BK/P',
+    ],
+  );
+  assert.deepEqual(
+    ids(
+      'The following models and serial number ranges are included. Serial Number Range Model Year Prefix Min Max 2021 Q2D 0000625 0000880 2022 Q0D 0513701 0514498 Q0E 0502001 0502134',
+    ),
+    [],
+  );
+  // "Serial Number(s) or Range": a single serial is read as one.
+  assert.deepEqual(
+    ids(
+      'Model Name/ Number Recalled Serial Number(s) or Range Retail QT30 QM7291709CA00001 - QM7292104C00380 QT9800 QM87D070600070, QM87D080600128, and QM87D0940059',
+    ),
+    [
+      'lot:QM87D070600070:inferred:QM87D070600070',
+      'lot:QM87D080600128:inferred:QM87D080600128',
+      'lot:QM87D0940059:inferred:QM87D0940059',
+      'model:QT30:inferred:QT30',
+      'model:QT9800:inferred:QT9800',
+    ],
+  );
+});
+
+test('a code carrying a whole date is a cohort code, not a model of the table', () => {
+  assert.deepEqual(
+    ids(
+      'Product Name and Description Model Number(s) / Cohort Information Seller Walk-Through Gate QW046 (Black); QB20240330 Example Trading Co. Tall Gate QW371 (White); QA20240910 Example Trading Co. Auto Close Gate QW385 (White); QA20240801 Example Trading Co.',
+    ),
+    ['model:QW046:inferred:QW046', 'model:QW371:inferred:QW371', 'model:QW385:inferred:QW385'],
+  );
+});
+
+test('a date code in two groups after a label is one lot; a model prefix printed twice is said once', () => {
+  assert.deepEqual(ids('Recalled slot car, Item# QRX 113, Date Code: 01/15/24 CH1'), [
+    'lot:011524CH1:inferred:01/15/24 CH1',
+    'model:QRX113:inferred:QRX 113',
+  ]);
+  assert.deepEqual(ids('Recalled refrigerator, model number QDM QDM-49'), ['model:QDM49:inferred:QDM-49']);
+});
+
+test("a vehicle's name after its model year is not its model number", () => {
+  assert.deepEqual(
+    ids(
+      'Product Name Model Number Vehicle Identification Number 2025 QX450 QX450MSFNN 2025 QX450SR QX450PSFNN 2025 QX450X QX450NSFNN',
+    ),
+    [
+      'model:QX450MSFNN:inferred:QX450MSFNN',
+      'model:QX450NSFNN:inferred:QX450NSFNN',
+      'model:QX450PSFNN:inferred:QX450PSFNN',
+    ],
+  );
+});
+
 test('lots in quotes and under Spanish and French labels; a lot code ending in G is not a weight', () => {
   assert.deepEqual(
     ids(

@@ -196,8 +196,8 @@ test('identifier counts by kind and confidence over the 750 real records', (t) =
   // (test/unit/ingest/identifier-truth.test.ts) says whether for the better.
   assert.deepEqual(Object.fromEntries([...counts].sort()), {
     'batch:inferred': 42,
-    'lot:inferred': 250,
-    'model:inferred': 1955,
+    'lot:inferred': 198,
+    'model:inferred': 1949,
     'upc:exact': 129,
     'upc:extracted': 28,
     'vin:extracted': 7,
