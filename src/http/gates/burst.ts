@@ -8,6 +8,7 @@ import type { FastifyReply } from 'fastify';
 import fp from 'fastify-plugin';
 import { LRUCache } from 'lru-cache';
 import type { Config, Plan } from '../../config.ts';
+import { andThen, settle } from '../../domain/maybe-promise.ts';
 import { keyRule } from '../context.ts';
 import { ProblemError } from '../problems.ts';
 import type { BurstDecision, BurstLimiter } from './burst-limiter.ts';
@@ -47,15 +48,15 @@ export const burstCount = fp<{ limiter: BurstLimiter; config: Config; now: () =>
     app.addHook('onRequest', (request, reply, done) => {
       if (keyRule(request) === undefined || isExempt(request.ip)) return done();
       const limit = request.burstPlan?.burstPerMinute ?? highest;
-      limiter.hit(request.ip, limit, 60, now().getTime()).then((burst) => {
-        request.burst = burst;
-        try {
-          if (burst.count > limit) measure(reply, limit, burst);
-        } catch (error) {
-          return done(error as Error);
-        }
-        done();
-      }, done);
+      settle(
+        () =>
+          andThen(limiter.hit(request.ip, limit, 60, now().getTime()), (burst) => {
+            request.burst = burst;
+            if (burst.count > limit) measure(reply, limit, burst);
+          }),
+        () => done(),
+        done,
+      );
     });
   },
   { name: 'burst-count', dependencies: ['key-reading'] },

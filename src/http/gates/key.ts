@@ -7,6 +7,7 @@ import fp from 'fastify-plugin';
 import { LRUCache } from 'lru-cache';
 import type { Config, Plan, PlanId } from '../../config.ts';
 import { hashApiKey, looksLikeApiKey } from '../../domain/api-keys.ts';
+import { settle } from '../../domain/maybe-promise.ts';
 import type { Authentication } from '../../store/keys-store.ts';
 import { keyRule, type AppDeps } from '../context.ts';
 import { ProblemError } from '../problems.ts';
@@ -100,15 +101,14 @@ export const keyLookup = fp<{ deps: AppDeps; plans: RememberedPlans }>(
     app.addHook('onRequest', (request, _reply, done) => {
       const hash = request.keyHash;
       if (hash === undefined) return done();
-      const authentication = store.keys.authenticateHash(hash);
-      if (!(authentication instanceof Promise)) {
-        adopt(request, hash, authentication);
-        return done();
-      }
-      authentication.then((a) => {
-        adopt(request, hash, a);
-        done();
-      }, done);
+      settle(
+        () => store.keys.authenticateHash(hash),
+        (authentication) => {
+          adopt(request, hash, authentication);
+          done();
+        },
+        done,
+      );
     });
   },
   { name: 'key-lookup', dependencies: ['key-reading', 'burst-count'] },

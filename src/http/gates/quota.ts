@@ -8,7 +8,7 @@ import fp from 'fastify-plugin';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Plan } from '../../config.ts';
 import { usageMonthKeeper, type Metered } from '../../domain/meters.ts';
-import { andThen, type MaybePromise } from '../../domain/maybe-promise.ts';
+import { andThen, settle, type MaybePromise } from '../../domain/maybe-promise.ts';
 import { LEASE_SHARE } from '../../domain/quota-lease.ts';
 import type { AppDeps, CorpusTag } from '../context.ts';
 import { ProblemError } from '../problems.ts';
@@ -104,7 +104,7 @@ export const quotaGate = fp<{ deps: AppDeps; now: () => Date }>(
     const gate = (request: FastifyRequest, reply: FastifyReply): MaybePromise<Outcome> => {
       if (!isTagged(request)) return admit(request, reply);
       const { auth } = request;
-      const version = request.corpusVersion ?? corpusVersionOf(request, deps.store);
+      const version = corpusVersionOf(request, deps.store);
       const keyPart =
         request.routeOptions.config.etag === 'corpus-key' && auth.state === 'valid'
           ? deps.store.checks.latestCheckId(auth.key.id).then((latest) => `${auth.key.id}:${latest}`)
@@ -116,19 +116,13 @@ export const quotaGate = fp<{ deps: AppDeps; now: () => Date }>(
 
     // A callback hook: the usual request passes without a promise; an answered one ends the chain (no done).
     app.addHook('preHandler', (request, reply, done) => {
-      let outcome: MaybePromise<Outcome>;
-      try {
-        outcome = gate(request, reply);
-      } catch (error) {
-        return done(error as Error);
-      }
-      if (!(outcome instanceof Promise)) {
-        if (outcome === 'pass') done();
-        return;
-      }
-      outcome.then((o) => {
-        if (o === 'pass') done();
-      }, done);
+      settle(
+        () => gate(request, reply),
+        (outcome) => {
+          if (outcome === 'pass') done();
+        },
+        done,
+      );
     });
   },
   { name: 'quota-gate', dependencies: ['parameters-gate'] },
