@@ -13,7 +13,7 @@
  * key, none of which got an answer), and never an under-count: what it answered and had not yet
  * reported is in the lease too.
  */
-import type { MaybePromise } from '../domain/maybe-promise.ts';
+import { andThen, type MaybePromise } from '../domain/maybe-promise.ts';
 import { usageMonth } from '../domain/meters.ts';
 import type { LeaseRule } from '../domain/quota-lease.ts';
 import type { Store } from '../store/database.ts';
@@ -53,6 +53,8 @@ interface Entry {
 }
 
 const free = (e: Entry) => e.leased - e.held - e.unreported;
+/** Whether the entry can admit one more request now: unmetered, or a unit of its lease free. */
+const hasFree = (e: Entry) => e.limit === null || free(e) >= 1;
 
 /** One request's unit: settled once, when its connection has closed and no receipt is being recorded. */
 export class LeaseHold implements QuotaHold {
@@ -120,29 +122,26 @@ export class QuotaLedger {
    * always admits.
    */
   admit(keyId: string, limit: number | null, month: string): MaybePromise<LeaseHold | undefined> {
-    const now = this.admitNow(keyId, limit, month);
-    if (now !== undefined) return now;
     const entry = this.entry(keyId, limit, month);
-    return this.available(entry, true).then((ok) => (ok ? new LeaseHold(this, entry) : undefined));
+    return andThen(this.available(entry, true), (ok) => (ok ? new LeaseHold(this, entry) : undefined));
   }
 
   /** Whether the key's month could take one more request, without taking it (a 304 does not count). */
   wouldAdmit(keyId: string, limit: number | null, month: string): MaybePromise<boolean> {
-    return this.wouldAdmitNow(keyId, limit, month) ?? this.available(this.entry(keyId, limit, month), false);
+    return this.available(this.entry(keyId, limit, month), false);
   }
 
   /** `admit` without waiting: the hold when a unit is free on this node (or unmetered), else undefined. */
   admitNow(keyId: string, limit: number | null, month: string): LeaseHold | undefined {
     const entry = this.entry(keyId, limit, month);
-    if (entry.limit !== null && free(entry) < 1) return undefined;
+    if (!hasFree(entry)) return undefined;
     entry.held++;
     return new LeaseHold(this, entry);
   }
 
   /** `wouldAdmit` without waiting: true when a unit is free on this node, undefined when only a lease could tell. */
   wouldAdmitNow(keyId: string, limit: number | null, month: string): true | undefined {
-    const entry = this.entry(keyId, limit, month);
-    return entry.limit === null || free(entry) >= 1 ? true : undefined;
+    return hasFree(this.entry(keyId, limit, month)) || undefined;
   }
 
   /** Reports every used request and gives back every unused one (the node stops). */
@@ -188,20 +187,25 @@ export class QuotaLedger {
   }
 
   /**
-   * Whether the entry has a unit free, leasing a block when it has none; false when none remain. `take`
-   * holds the unit in the same step as it is seen free (no other admission can see it between).
+   * Whether the entry has a unit free (at once when it has), leasing a block when it has none; false when
+   * none remain. `take` holds the unit in the same step as it is seen free (no other admission can see it
+   * between).
    */
-  private async available(entry: Entry, take: boolean): Promise<boolean> {
-    if (entry.limit !== null && free(entry) < 1) {
-      entry.waiting++;
-      try {
-        while (free(entry) < 1) {
-          entry.leasing ??= this.lease(entry);
-          if ((await entry.leasing) === 0 && free(entry) < 1) return false;
-        }
-      } finally {
-        entry.waiting--;
+  private available(entry: Entry, take: boolean): MaybePromise<boolean> {
+    if (!hasFree(entry)) return this.leaseUntilFree(entry, take);
+    if (take) entry.held++;
+    return true;
+  }
+
+  private async leaseUntilFree(entry: Entry, take: boolean): Promise<boolean> {
+    entry.waiting++;
+    try {
+      while (free(entry) < 1) {
+        entry.leasing ??= this.lease(entry);
+        if ((await entry.leasing) === 0 && free(entry) < 1) return false;
       }
+    } finally {
+      entry.waiting--;
     }
     if (take) entry.held++;
     return true;
