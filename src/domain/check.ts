@@ -214,7 +214,8 @@ export function buildReceipt(
       });
     }
   }
-  const submitted = submittedFields(plan);
+  // The pairs in the order just sorted: the submitted digest then neither dedupes nor sorts them again.
+  const submitted = submittedFields({ checked: ordered.map((o) => o.item), rejected: plan.rejected });
   return {
     check_id: context.checkId,
     label: context.label,

@@ -2,8 +2,16 @@
 import { sha256 } from './sha256.ts';
 
 function digestOfLines(lines: Iterable<string>): string {
-  const sorted = [...new Set(lines)].sort();
+  const list = [...lines];
+  // Lines already distinct and in order (a receipt's sorted pairs) need no set and no second sort.
+  const sorted = isStrictlyAscending(list) ? list : [...new Set(list)].sort();
   return sha256(sorted.join('\n'));
+}
+
+/** Whether every line is above the one before it, in UTF-16 order (so distinct and sorted). */
+function isStrictlyAscending(lines: readonly string[]): boolean {
+  for (let i = 1; i < lines.length; i++) if (!(lines[i - 1]! < lines[i]!)) return false;
+  return true;
 }
 
 /** Digest of the checked identifiers: `kind:normalized` pairs, kind as submitted, lower-cased. */
