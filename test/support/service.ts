@@ -6,6 +6,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadConfig, type Config } from '../../src/config.ts';
+import { usageMonth } from '../../src/domain/meters.ts';
 import type { RecallDraft } from '../../src/domain/recall.ts';
 import { buildApp, type App } from '../../src/http/app.ts';
 import { createMemoryBurstLimiter } from '../../src/http/gates/burst-limiter.ts';
@@ -152,7 +153,7 @@ export async function usageReaches(
   s: TestService,
   key: string,
   expected: { requests: number; identifiers: number },
-  month = new Date().toISOString().slice(0, 7),
+  month = usageMonth(new Date()),
 ): Promise<void> {
   const id = (await s.store.keys.findByKey(key))!.id;
   let seen = await s.store.usage.get(id, month);
@@ -172,16 +173,24 @@ export async function usageReaches(
 export async function settledUsage(
   s: TestService,
   key: string,
-  month = new Date().toISOString().slice(0, 7),
+  month = usageMonth(new Date()),
 ): Promise<{ requests: number; identifiers: number }> {
   const id = (await s.store.keys.findByKey(key))!.id;
+  const period = 2 * REPORT_MS + 50;
   let last = await s.store.usage.get(id, month);
-  for (;;) {
-    await new Promise((resolve) => setTimeout(resolve, 2 * REPORT_MS + 50));
-    const now = await s.store.usage.get(id, month);
-    if (now.requests === last.requests && now.identifiers === last.identifiers) return now;
-    last = now;
-  }
+  let now = last;
+  await new Promise((resolve) => setTimeout(resolve, period));
+  await until(
+    async () => {
+      now = await s.store.usage.get(id, month);
+      const same = now.requests === last.requests && now.identifiers === last.identifiers;
+      last = now;
+      return same;
+    },
+    () => `usage still moving: ${JSON.stringify(now)}`,
+    { intervalMs: period },
+  );
+  return now;
 }
 
 /** Reads a JSON body, failing loudly on a non-JSON answer. */
