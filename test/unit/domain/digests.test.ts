@@ -26,6 +26,14 @@ describe('result digest', () => {
     assert.notEqual(resultDigest(['a', 'b']), sha256('a\nb\n'));
   });
 
+  test('input already sorted, sorted with a repeat, or in any order gives one digest', () => {
+    const expected = sha256('a\nb\nc');
+    assert.equal(resultDigest(['a', 'b', 'c']), expected, 'ascending: taken as it is');
+    assert.equal(resultDigest(['a', 'b', 'b', 'c']), expected, 'ascending with a repeat: deduplicated');
+    assert.equal(resultDigest(['c', 'a', 'b']), expected);
+    assert.equal(resultDigest(['a']), sha256('a'));
+  });
+
   test('sorts by UTF-16 code unit, not by locale', () => {
     // "Z" (U+005A) < "a" (U+0061) < "é" (U+00E9) < "𝔸" (U+D835 U+DD38) < "ｚ" (U+FF5A)
     assert.equal(resultDigest(['ｚ', '𝔸', 'é', 'a', 'Z']), sha256('Z\na\né\n𝔸\nｚ'));
