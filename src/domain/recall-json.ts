@@ -7,6 +7,7 @@
  * optional ones, each in schema order: `identifiers` comes last), `JSON.stringify` escaping.
  */
 import type { IdentifierKind } from './identifiers/kinds.ts';
+import type { JsonText } from './json-text.ts';
 import type { Identifier, RecallContent } from './recall.ts';
 
 /** The content fields in RecallSchema's order, as `"title":…,"url":…` (no braces): stored per record. */
@@ -79,11 +80,11 @@ export interface RecallParts {
   /** The source's agency, as the sources table holds it now. */
   agency: string;
   jurisdiction: string;
-  /** `renderContentFields` of the record's content, as stored. */
-  contentFields: string;
+  /** `renderContentFields` of the record's content, as stored (its text or its UTF-8 bytes). */
+  contentFields: string | Uint8Array;
   revision: number;
-  /** `renderIdentifiers` of the record's identifiers, where one recall is read. */
-  identifiers?: string;
+  /** `renderIdentifiers` of the record's identifiers, where one recall is read (text or UTF-8 bytes). */
+  identifiers?: string | Uint8Array;
   dataAsOf: string;
   firstSeenAt: string;
   lastSeenAt: string;
@@ -93,13 +94,20 @@ export interface RecallParts {
 
 const str = JSON.stringify;
 
-/** One recall's JSON (a Recall, or a RecallMatch with `match`), by concatenation around the stored text. */
-export function assembleRecall(p: RecallParts): string {
-  let out = `{"id":${str(p.id)},"source":{"id":${str(p.sourceId)},"record_id":${str(p.recordId)},"agency":${str(p.agency)},"jurisdiction":${str(p.jurisdiction)}},${p.contentFields},"revision":${p.revision},"data_as_of":${str(p.dataAsOf)},"first_seen_at":${str(p.firstSeenAt)},"last_seen_at":${str(p.lastSeenAt)}`;
-  if (p.identifiers !== undefined) out += `,"identifiers":${p.identifiers}`;
-  if (p.match !== undefined)
-    out += `,"match":{"kind":${str(p.match.kind)},"normalized":${str(p.match.normalized)},"confidence":${str(p.match.confidence)}}`;
-  return `${out}}`;
+/**
+ * One recall's JSON (a Recall, or a RecallMatch with `match`): pieces around the stored text, joined once
+ * when the answer is sent (json-text.ts).
+ */
+export function assembleRecall(p: RecallParts): JsonText {
+  const head = `{"id":${str(p.id)},"source":{"id":${str(p.sourceId)},"record_id":${str(p.recordId)},"agency":${str(p.agency)},"jurisdiction":${str(p.jurisdiction)}},`;
+  let tail = `,"revision":${p.revision},"data_as_of":${str(p.dataAsOf)},"first_seen_at":${str(p.firstSeenAt)},"last_seen_at":${str(p.lastSeenAt)}`;
+  const match =
+    p.match === undefined
+      ? '}'
+      : `,"match":{"kind":${str(p.match.kind)},"normalized":${str(p.match.normalized)},"confidence":${str(p.match.confidence)}}}`;
+  if (p.identifiers === undefined) return [head, p.contentFields, tail + match];
+  tail += ',"identifiers":';
+  return [head, p.contentFields, tail, p.identifiers, match];
 }
 
 /** One revision's JSON around its stored `changed_fields` text (written once, with `JSON.stringify`). */

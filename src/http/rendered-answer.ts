@@ -8,6 +8,7 @@
 import type { Static } from '@sinclair/typebox';
 import type { FastifyReply } from 'fastify';
 import { servedOrder } from '../domain/json-schema.ts';
+import { jsonBytes, type JsonText } from '../domain/json-text.ts';
 import { PageMetaSchema, type MetaSchema } from './schemas.ts';
 
 /** The media type Fastify gives a serialised JSON answer. */
@@ -39,13 +40,14 @@ export function renderMeta(meta: Meta): string {
 }
 
 /** A JSON array of rendered items. */
-export function jsonArray(items: readonly { json: string }[]): string {
-  let out = '[';
-  for (let i = 0; i < items.length; i++) out += i === 0 ? items[i]!.json : `,${items[i]!.json}`;
-  return `${out}]`;
+export function jsonArray(items: readonly { json: JsonText }[]): JsonText {
+  const out: JsonText[] = ['['];
+  for (let i = 0; i < items.length; i++) out.push(i === 0 ? items[i]!.json : [',', items[i]!.json]);
+  out.push(']');
+  return out;
 }
 
 /** Sends `{data, meta}` with `data` already JSON, as UTF-8 bytes. */
-export function sendRendered(reply: FastifyReply, data: string, meta: Meta): FastifyReply {
-  return reply.type(JSON_CONTENT_TYPE).send(Buffer.from(`{"data":${data},"meta":${renderMeta(meta)}}`));
+export function sendRendered(reply: FastifyReply, data: JsonText, meta: Meta): FastifyReply {
+  return reply.type(JSON_CONTENT_TYPE).send(jsonBytes(['{"data":', data, `,"meta":${renderMeta(meta)}}`]));
 }

@@ -1,5 +1,13 @@
 /** What differs between the SQLite and PostgreSQL engines; the rest is shared query-builder code. */
-import type { ColumnDataType, CompiledQuery, Expression, Kysely, SqlBool, Transaction } from 'kysely';
+import type {
+  ColumnDataType,
+  CompiledQuery,
+  Expression,
+  Kysely,
+  RawBuilder,
+  SqlBool,
+  Transaction,
+} from 'kysely';
 import type { Database } from './schema.ts';
 
 /** A statement prepared once and run many times on the driver (no per-call compile or re-parse). */
@@ -49,6 +57,11 @@ export interface Engine {
   readonly commits: CommitSignal;
   /** Prepares `?`-placeholder text or a query compiled by `db`; reused while among PREPARED_LIMIT kept. */
   prepare<R = Record<string, unknown>>(query: string | CompiledQuery<R>): Prepared<R>;
+  /**
+   * A text column read as its UTF-8 bytes where the driver hands them over undecoded (SQLite: `CAST … AS BLOB`,
+   * a Buffer), else as its text (PostgreSQL). For stored renderings that are only ever sent on (json-text.ts).
+   */
+  utf8(column: `r.${string}`): RawBuilder<string | Uint8Array>;
   /** `column` is in `list` (encoded by `listParam`): `json_each(?)` on SQLite, `= any(?)` on PostgreSQL. */
   inList(column: Expression<string | null>, list: unknown): Expression<SqlBool>;
   listParam(values: readonly string[]): unknown;

@@ -3,6 +3,7 @@ import { sql, type Kysely } from 'kysely';
 import type { Hit } from '../domain/check.ts';
 import { isMoreCertain, type Confidence, type IdentifierKind } from '../domain/identifiers/kinds.ts';
 import type { LookupKeys } from '../domain/identifiers/match-keys.ts';
+import type { JsonText } from '../domain/json-text.ts';
 import { assembleRecall, assembleRevision, type RecallParts } from '../domain/recall-json.ts';
 import { compile, StatementCache, type RowOf, type Statement } from './compiled.ts';
 import type { Engine } from './engine.ts';
@@ -40,13 +41,15 @@ const FILTERS = [
 
 type Filter = (typeof FILTERS)[number];
 
-/** The columns a recall's JSON is assembled from (its rendering, the fields around it) and its list position. */
+/**
+ * The columns a recall's JSON is assembled from (the fields around its rendering) and its list position; the
+ * rendering itself is read as bytes (`Engine.utf8`).
+ */
 const RECALL_SELECTION = [
   'r.id',
   'r.source_id',
   'r.record_id',
   'r.jurisdiction',
-  'r.rendered_fields',
   'r.revision',
   'r.sort_date',
   'r.first_seen_at',
@@ -55,16 +58,21 @@ const RECALL_SELECTION = [
   's.data_as_of as source_data_as_of',
 ] as const;
 
-const selectRecalls = (db: Kysely<Database>) =>
-  db.selectFrom('recalls as r').innerJoin('sources as s', 's.id', 'r.source_id').select(RECALL_SELECTION);
+const selectRecalls = (db: Kysely<Database>, engine: Engine) =>
+  db
+    .selectFrom('recalls as r')
+    .innerJoin('sources as s', 's.id', 'r.source_id')
+    .select(RECALL_SELECTION)
+    .select(engine.utf8('r.rendered_fields').as('rendered_fields'));
 
 /** Recalls reached from the identifiers table, with the identifier that matched. */
-const selectMatches = (db: Kysely<Database>) =>
+const selectMatches = (db: Kysely<Database>, engine: Engine) =>
   db
     .selectFrom('identifiers as i')
     .innerJoin('recalls as r', 'r.id', 'i.recall_id')
     .innerJoin('sources as s', 's.id', 'r.source_id')
     .select(RECALL_SELECTION)
+    .select(engine.utf8('r.rendered_fields').as('rendered_fields'))
     .select(['i.kind as match_kind', 'i.normalized as match_normalized', 'i.confidence as match_confidence']);
 
 type RecallRow = RowOf<ReturnType<typeof selectRecalls>>;
@@ -77,7 +85,7 @@ export interface RenderedRecall {
   /** Where it stands in the newest-first order (the next page's cursor). */
   position: RecallPosition;
   /** A Recall (with identifiers where one is read) or, from a lookup, a RecallMatch, as served. */
-  json: string;
+  json: JsonText;
 }
 
 /** One revision as served, with its number (the next page's cursor). */
@@ -142,12 +150,12 @@ function byKeyColumn(db: Kysely<Database>, engine: Engine, column: 'i.match_key'
   return {
     // One key (the usual lookup) is a plain equality: PostgreSQL keeps one cached plan, not a list replanned.
     matchesOfKey: compile(engine, (p: { key: string }) =>
-      selectMatches(db)
+      selectMatches(db, engine)
         .where(column, '=', p.key)
         .limit(sql.lit(JOIN_LIMIT + 1)),
     ),
     matchesOfKeys: compile(engine, (p: { keys: unknown }) =>
-      selectMatches(db)
+      selectMatches(db, engine)
         .where((eb) => engine.inList(eb.ref(column), p.keys))
         .limit(sql.lit(JOIN_LIMIT + 1)),
     ),
@@ -196,7 +204,9 @@ export class RecallsStore {
     this.byMatchKey = byKeyColumn(db, engine, 'i.match_key');
     this.byProductKey = byKeyColumn(db, engine, 'i.product_key');
     this.recallById = compile(engine, (p: { id: string }) =>
-      selectRecalls(db).select('r.rendered_identifiers').where('r.id', '=', p.id),
+      selectRecalls(db, engine)
+        .select(engine.utf8('r.rendered_identifiers').as('rendered_identifiers'))
+        .where('r.id', '=', p.id),
     );
     this.sourceById = compile(engine, (p: { id: string }) =>
       db.selectFrom('recalls').select('source_id').where('id', '=', p.id),
@@ -223,7 +233,7 @@ export class RecallsStore {
     const key = `${filters.map((f) => f[0]).join()}|${byIds}|${after}|${rows}`;
     return this.pages.get(key, () =>
       compile(this.engine, (p: PageParams) => {
-        let q = selectRecalls(this.db);
+        let q = selectRecalls(this.db, this.engine);
         if (filters.length > 0 || byIds || after)
           q = q.where((eb) =>
             eb.and([

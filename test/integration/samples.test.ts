@@ -25,6 +25,7 @@ import { SOURCE_ADAPTERS, SOURCE_IDS } from '../../src/ingest/registry.ts';
 import { openStore, type Store } from '../../src/store/database.ts';
 import { sqliteOnly } from '../support/database.ts';
 import { requireShared, sharedPath } from '../support/shared.ts';
+import { jsonString } from '../../src/domain/json-text.ts';
 
 const SAMPLES = fileURLToPath(new URL('../../samples/', import.meta.url));
 const FDA_FOOD = 'us-fda-food';
@@ -139,13 +140,13 @@ describe('the sample data in samples/', { skip: sqliteOnly('reads its own SQLite
   /** One stored recall as served, read back as an object. */
   async function getRecall(id: string): Promise<Recall | undefined> {
     const r = await store.recalls.get(id);
-    return r === undefined ? undefined : (JSON.parse(r.json) as Recall);
+    return r === undefined ? undefined : (JSON.parse(jsonString(r.json)) as Recall);
   }
 
   /** What the identifier lookup serves for one normalised identifier, as objects. */
   async function lookupRecalls(kind: IdentifierKind, normalized: string): Promise<RecallMatch[]> {
     const { rows } = await store.recalls.lookup(lookupKeys(kind, normalized), 50);
-    return rows.map((r) => JSON.parse(r.json) as RecallMatch);
+    return rows.map((r) => JSON.parse(jsonString(r.json)) as RecallMatch);
   }
 
   test('has one folder per registered source and nothing else', () => {
@@ -301,7 +302,7 @@ describe('the sample data in samples/', { skip: sqliteOnly('reads its own SQLite
 
   test('lists the samples newest first with the undated record last, classes mapped to severities', async () => {
     const rows = (await store.recalls.list({ source: FDA_FOOD }, 200)).rows.map(
-      (r) => JSON.parse(r.json) as Recall,
+      (r) => JSON.parse(jsonString(r.json)) as Recall,
     );
     assert.equal(rows.length, foodPage.results.length);
     const dated = rows.filter((r) => r.published_date !== null).map((r) => r.published_date!);

@@ -116,6 +116,7 @@ export function openPostgres(url: string): Engine {
     ],
     commits: listener(url),
     prepare,
+    utf8: (column) => sql<string>`${sql.ref(column)}`,
     inList: (column, list) => sql<boolean>`${column} = any(${list}::text[])`,
     listParam: (values) => [...values],
     async insertRows(trx, table, columns, rows, integers = []) {

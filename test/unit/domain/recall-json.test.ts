@@ -17,6 +17,7 @@ import {
 import { RecallMatchSchema, RecallSchema, type RecallContent } from '../../../src/domain/recall.ts';
 import { renderMeta } from '../../../src/http/rendered-answer.ts';
 import { MetaSchema, PageMetaSchema } from '../../../src/http/schemas.ts';
+import { jsonString } from '../../../src/domain/json-text.ts';
 
 const CONTENT: RecallContent = {
   title: 'T',
@@ -51,14 +52,14 @@ const keysOf = (json: string) => Object.keys(JSON.parse(json) as object);
 describe('recall JSON', () => {
   test('a listed recall has RecallSchema fields in the served order, without identifiers', () => {
     assert.deepEqual(
-      keysOf(assembleRecall(PARTS)),
+      keysOf(jsonString(assembleRecall(PARTS))),
       servedOrder(RecallSchema).filter((k) => k !== 'identifiers'),
     );
   });
 
   test('one recall ends with its identifiers, as the serialiser writes an optional field', () => {
     const json = assembleRecall({ ...PARTS, identifiers: renderIdentifiers(CONTENT.identifiers) });
-    assert.deepEqual(keysOf(json), servedOrder(RecallSchema));
+    assert.deepEqual(keysOf(jsonString(json)), servedOrder(RecallSchema));
     assert.equal(servedOrder(RecallSchema).at(-1), 'identifiers');
   });
 
@@ -68,13 +69,13 @@ describe('recall JSON', () => {
       match: { kind: 'upc', normalized: '00000000000001', confidence: 'exact' },
     });
     assert.deepEqual(
-      keysOf(json),
+      keysOf(jsonString(json)),
       servedOrder(RecallMatchSchema).filter((k) => k !== 'identifiers'),
     );
   });
 
   test('nested objects keep their schema order', () => {
-    const recall = JSON.parse(assembleRecall(PARTS)) as Record<string, object>;
+    const recall = JSON.parse(jsonString(assembleRecall(PARTS))) as Record<string, object>;
     for (const field of ['source', 'hazard', 'product'] as const) {
       const schema = RecallSchema.properties[field];
       assert.deepEqual(Object.keys(recall[field]!), servedOrder(schema), field);
@@ -90,7 +91,7 @@ describe('recall JSON', () => {
       data_as_of: null,
       attribution: ['a'],
     });
-    assert.deepEqual(keysOf(json), servedOrder(PageMetaSchema));
+    assert.deepEqual(keysOf(jsonString(json)), servedOrder(PageMetaSchema));
     // A single object's meta is served in the same relative order, so one order renders both.
     const single = new Set(servedOrder(MetaSchema));
     assert.deepEqual(
@@ -101,7 +102,7 @@ describe('recall JSON', () => {
       renderMeta({ count: 1, data_as_of: null, attribution: ['a'] }),
       '{"count":1,"data_as_of":null,"attribution":["a"]}',
     );
-    assert.deepEqual(keysOf(json).slice(0, 2), ['count', 'data_as_of']);
+    assert.deepEqual(keysOf(jsonString(json)).slice(0, 2), ['count', 'data_as_of']);
     assert.equal(renderMeta({ count: 0, data_as_of: 'x' }), '{"count":0,"data_as_of":"x"}');
   });
 
