@@ -66,4 +66,32 @@ describe('statements compiled once', () => {
       assert.deepEqual(await engine.prepare(text).all([]), [{ n: texts.indexOf(text) }]);
     assert.deepEqual(await engine.prepare(texts[0]!).all([]), [{ n: 0 }]);
   });
+
+  test('SQLite rows are objects named by column, a name given twice keeping its last value', async () => {
+    const rows = await engine
+      .prepare("SELECT id, agency, 1 AS n, NULL AS gone, 'x' AS twice, 'y' AS twice FROM sources ORDER BY id")
+      .all([]);
+    assert.deepEqual(rows[0], { id: 'a', agency: 'A', n: 1, gone: null, twice: 'y' });
+    assert.deepEqual(Object.keys(rows[2]!), ['id', 'agency', 'n', 'gone', 'twice']);
+    assert.equal(rows.length, 3);
+  });
+
+  test('a text column read with utf8 is its UTF-8 bytes on SQLite, the same rows inside a transaction', async () => {
+    const query = engine.db
+      .selectFrom('sources as r')
+      .select(['r.id', engine.utf8('r.agency').as('agency')])
+      .where('r.id', '=', 'a')
+      .compile();
+    const statement = engine.prepare(query);
+    const [row] = await statement.all(query.parameters);
+    assert.deepEqual(row, { id: 'a', agency: Buffer.from('A') });
+    // While a transaction holds the connection the statement waits and runs through the query builder.
+    let inside: unknown;
+    await engine.db.transaction().execute(async () => {
+      const waiting = statement.all(query.parameters);
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      inside = waiting;
+    });
+    assert.deepEqual(await inside, [{ id: 'a', agency: Buffer.from('A') }]);
+  });
 });
