@@ -42,7 +42,10 @@ export function renderMeta(meta: Meta): string {
 /** A JSON array of rendered items. */
 export function jsonArray(items: readonly { json: JsonText }[]): JsonText {
   const out: JsonText[] = ['['];
-  for (let i = 0; i < items.length; i++) out.push(i === 0 ? items[i]!.json : [',', items[i]!.json]);
+  for (let i = 0; i < items.length; i++) {
+    if (i > 0) out.push(',');
+    out.push(items[i]!.json);
+  }
   out.push(']');
   return out;
 }

@@ -61,7 +61,7 @@ export interface Engine {
    * A text column read as its UTF-8 bytes where the driver hands them over undecoded (SQLite: `CAST … AS BLOB`,
    * a Buffer), else as its text (PostgreSQL). For stored renderings that are only ever sent on (json-text.ts).
    */
-  utf8(column: `r.${string}`): RawBuilder<string | Uint8Array>;
+  utf8(column: string): RawBuilder<string | Uint8Array>;
   /** `column` is in `list` (encoded by `listParam`): `json_each(?)` on SQLite, `= any(?)` on PostgreSQL. */
   inList(column: Expression<string | null>, list: unknown): Expression<SqlBool>;
   listParam(values: readonly string[]): unknown;

@@ -42,28 +42,29 @@ const FILTERS = [
 type Filter = (typeof FILTERS)[number];
 
 /**
- * The columns a recall's JSON is assembled from (the fields around its rendering) and its list position; the
- * rendering itself is read as bytes (`Engine.utf8`).
+ * The columns a recall's JSON is assembled from and its list position: the fields around its rendering, and
+ * the rendering itself as bytes (`Engine.utf8`).
  */
-const RECALL_SELECTION = [
-  'r.id',
-  'r.source_id',
-  'r.record_id',
-  'r.jurisdiction',
-  'r.revision',
-  'r.sort_date',
-  'r.first_seen_at',
-  'r.last_seen_at',
-  's.agency',
-  's.data_as_of as source_data_as_of',
-] as const;
+const recallSelection = (engine: Engine) =>
+  [
+    'r.id',
+    'r.source_id',
+    'r.record_id',
+    'r.jurisdiction',
+    'r.revision',
+    'r.sort_date',
+    'r.first_seen_at',
+    'r.last_seen_at',
+    's.agency',
+    's.data_as_of as source_data_as_of',
+    engine.utf8('r.rendered_fields').as('rendered_fields'),
+  ] as const;
 
 const selectRecalls = (db: Kysely<Database>, engine: Engine) =>
   db
     .selectFrom('recalls as r')
     .innerJoin('sources as s', 's.id', 'r.source_id')
-    .select(RECALL_SELECTION)
-    .select(engine.utf8('r.rendered_fields').as('rendered_fields'));
+    .select(recallSelection(engine));
 
 /** Recalls reached from the identifiers table, with the identifier that matched. */
 const selectMatches = (db: Kysely<Database>, engine: Engine) =>
@@ -71,8 +72,7 @@ const selectMatches = (db: Kysely<Database>, engine: Engine) =>
     .selectFrom('identifiers as i')
     .innerJoin('recalls as r', 'r.id', 'i.recall_id')
     .innerJoin('sources as s', 's.id', 'r.source_id')
-    .select(RECALL_SELECTION)
-    .select(engine.utf8('r.rendered_fields').as('rendered_fields'))
+    .select(recallSelection(engine))
     .select(['i.kind as match_kind', 'i.normalized as match_normalized', 'i.confidence as match_confidence']);
 
 type RecallRow = RowOf<ReturnType<typeof selectRecalls>>;
