@@ -168,6 +168,24 @@ export interface Hit {
   url: string | null;
 }
 
+/** Adds `more` to the hits found so far; no list is made until something is found. */
+function gather(found: Hit[] | undefined, more: Hit[] | undefined): Hit[] | undefined {
+  if (more === undefined) return found;
+  if (found === undefined) return more.slice();
+  found.push(...more);
+  return found;
+}
+
+const byRecallId = (a: Hit, b: Hit) => (a.recallId < b.recallId ? -1 : a.recallId > b.recallId ? 1 : 0);
+
+/** One hit per recall (the last found), by recall id. */
+function distinctByRecall(found: Hit[]): Hit[] {
+  if (found.length === 1) return found;
+  const byRecall = new Map<string, Hit>();
+  for (const h of found) byRecall.set(h.recallId, h);
+  return [...byRecall.values()].sort(byRecallId);
+}
+
 /** The receipt: one match per (distinct identifier, recall), by identifier then recall id; both digests. */
 export function buildReceipt(
   plan: CheckPlan,
@@ -194,14 +212,14 @@ export function buildReceipt(
   const ordered = plan.checked
     .map((item) => ({ item, pair: `${item.kind}:${item.normalized}` }))
     .sort((a, b) => (a.pair < b.pair ? -1 : a.pair > b.pair ? 1 : 0));
-  const byRecallId = (a: Hit, b: Hit) => (a.recallId < b.recallId ? -1 : a.recallId > b.recallId ? 1 : 0);
   const matches: MatchEntry[] = [];
   for (const { item } of ordered) {
-    const recalls = new Map<string, Hit>();
-    for (const k of item.matchKeys) for (const h of byMatchKey.get(k) ?? []) recalls.set(h.recallId, h);
-    for (const k of item.productKeys) for (const h of byProductKey.get(k) ?? []) recalls.set(h.recallId, h);
-    if (recalls.size === 0) continue;
-    for (const h of [...recalls.values()].sort(byRecallId)) {
+    // Most identifiers of a list match nothing: no collection is made for them.
+    let found: Hit[] | undefined;
+    for (const k of item.matchKeys) found = gather(found, byMatchKey.get(k));
+    for (const k of item.productKeys) found = gather(found, byProductKey.get(k));
+    if (found === undefined) continue;
+    for (const h of distinctByRecall(found)) {
       matches.push({
         recall_id: h.recallId,
         matched_on: { kind: item.kind, normalized: item.normalized },

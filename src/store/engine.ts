@@ -1,5 +1,6 @@
 /** What differs between the SQLite and PostgreSQL engines; the rest is shared query-builder code. */
 import type {
+  AliasedRawBuilder,
   ColumnDataType,
   CompiledQuery,
   Expression,
@@ -65,6 +66,12 @@ export interface Engine {
   /** `column` is in `list` (encoded by `listParam`): `json_each(?)` on SQLite, `= any(?)` on PostgreSQL. */
   inList(column: Expression<string | null>, list: unknown): Expression<SqlBool>;
   listParam(values: readonly string[]): unknown;
+  /**
+   * `list` (encoded by `listParam`) as rows of one column, `keys.value`: a statement joining it probes an
+   * index once per key, in list order (SQLite `json_each`, PostgreSQL `unnest`). Unlike `inList`, SQLite
+   * builds no temporary index of the list first; for a list of 1000 keys that is most of the statement.
+   */
+  listRows(list: unknown): AliasedRawBuilder<{ value: string }, 'keys'>;
   /** Bulk insert in `columns` order, in the caller's transaction: SQLite prepared rows, PostgreSQL arrays. */
   insertRows<T extends keyof Database>(
     trx: Transaction<Database>,

@@ -165,10 +165,11 @@ function byKeyColumn(db: Kysely<Database>, engine: Engine, column: 'i.match_key'
         .select(['i.recall_id', 'i.kind', 'i.normalized', 'i.confidence'])
         .where((eb) => engine.inList(eb.ref(column), p.keys)),
     ),
-    // A catalogue check: one statement per key column whatever the number of keys.
+    // A catalogue check: one statement per key column whatever the number of keys, each key one probe.
     hits: compile(engine, (p: { keys: unknown }) =>
       db
-        .selectFrom('identifiers as i')
+        .selectFrom(engine.listRows(p.keys))
+        .innerJoin('identifiers as i', column, 'keys.value')
         .innerJoin('recalls as r', 'r.id', 'i.recall_id')
         .select([
           'i.match_key',
@@ -180,8 +181,7 @@ function byKeyColumn(db: Kysely<Database>, engine: Engine, column: 'i.match_key'
           'r.recall_date',
           'r.severity',
           'r.url',
-        ])
-        .where((eb) => engine.inList(eb.ref(column), p.keys)),
+        ]),
     ),
   };
 }
