@@ -118,7 +118,9 @@ export function rejectedValue(value: string): string {
  * are kept once. The service plans each check with this, and the client reproduces receipts with it.
  */
 export function normaliseSubmitted(items: readonly { kind: string; value: string }[]): SubmittedList {
-  const checked = new Map<string, SubmittedList['checked'][number]>();
+  const checked: SubmittedList['checked'] = [];
+  // The canonical forms seen, per kind (no `kind:value` string made per item to find a duplicate).
+  const seen = new Map<IdentifierKind, Set<string>>();
   const rejected: RejectedEntry[] = [];
   for (const item of items) {
     const result = normaliseIdentifier(item.kind, item.value);
@@ -126,10 +128,13 @@ export function normaliseSubmitted(items: readonly { kind: string; value: string
       rejected.push({ kind: item.kind, value: rejectedValue(item.value), reason: result.reason });
       continue;
     }
-    const pairKey = `${result.kind}:${result.normalized}`;
-    if (!checked.has(pairKey)) checked.set(pairKey, { kind: result.kind, normalized: result.normalized });
+    let forms = seen.get(result.kind);
+    if (forms === undefined) seen.set(result.kind, (forms = new Set()));
+    if (forms.has(result.normalized)) continue;
+    forms.add(result.normalized);
+    checked.push({ kind: result.kind, normalized: result.normalized });
   }
-  return { checked: [...checked.values()], rejected };
+  return { checked, rejected };
 }
 
 /** The receipt fields that describe the submitted list: what a caller reproduces from their own list. */
