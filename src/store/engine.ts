@@ -67,9 +67,10 @@ export interface Engine {
   inList(column: Expression<string | null>, list: unknown): Expression<SqlBool>;
   listParam(values: readonly string[]): unknown;
   /**
-   * `list` (encoded by `listParam`) as rows of one column, `keys.value`: a statement joining it probes an
-   * index once per key, in list order (SQLite `json_each`, PostgreSQL `unnest`). Unlike `inList`, SQLite
-   * builds no temporary index of the list first; for a list of 1000 keys that is most of the statement.
+   * `list` (encoded by `listParam`) as rows of one column, `keys.value` (SQLite `json_each`, PostgreSQL
+   * `unnest`): a statement joining it probes an index once per key. Unlike `inList`, SQLite builds no
+   * temporary index of the list first (for 1000 keys, most of the statement's time); unlike `inList`, a key
+   * given twice joins its rows twice, so the caller passes distinct keys.
    */
   listRows(list: unknown): AliasedRawBuilder<{ value: string }, 'keys'>;
   /** Bulk insert in `columns` order, in the caller's transaction: SQLite prepared rows, PostgreSQL arrays. */

@@ -94,4 +94,27 @@ describe('statements compiled once', () => {
     });
     assert.deepEqual(await inside, [{ id: 'a', agency: Buffer.from('A') }]);
   });
+
+  test('a list as rows gives each key as it was, and a join on it each matching row once a key', async () => {
+    const keys = ['c', 'nope', 'a', 'é "quoted" \\ and ✓'];
+    const statement = compile(engine, (p: { keys: unknown }) =>
+      engine.db.selectFrom(engine.listRows(p.keys)).select('keys.value'),
+    );
+    const back = await statement.all({ keys: engine.listParam(keys) });
+    assert.deepEqual(back.map((r) => r.value).sort(), [...keys].sort());
+    const joined = compile(engine, (p: { keys: unknown }) =>
+      engine.db
+        .selectFrom(engine.listRows(p.keys))
+        .innerJoin('sources as s', 's.id', 'keys.value')
+        .select(['s.id', 's.agency']),
+    );
+    const rows = await joined.all({ keys: engine.listParam(keys) });
+    assert.deepEqual(
+      rows.sort((x, y) => x.id.localeCompare(y.id)),
+      [
+        { id: 'a', agency: 'A' },
+        { id: 'c', agency: 'C' },
+      ],
+    );
+  });
 });
