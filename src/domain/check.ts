@@ -173,14 +173,6 @@ export interface Hit {
   url: string | null;
 }
 
-/** Adds `more` to the hits found so far; no list is made until something is found. */
-function gather(found: Hit[] | undefined, more: Hit[] | undefined): Hit[] | undefined {
-  if (more === undefined) return found;
-  if (found === undefined) return more.slice();
-  found.push(...more);
-  return found;
-}
-
 const byRecallId = (a: Hit, b: Hit) => (a.recallId < b.recallId ? -1 : a.recallId > b.recallId ? 1 : 0);
 
 /** One hit per recall (the last found), by recall id. */
@@ -219,11 +211,11 @@ export function buildReceipt(
     .sort((a, b) => (a.pair < b.pair ? -1 : a.pair > b.pair ? 1 : 0));
   const matches: MatchEntry[] = [];
   for (const { item } of ordered) {
-    // Most identifiers of a list match nothing: no collection is made for them.
-    let found: Hit[] | undefined;
-    for (const k of item.matchKeys) found = gather(found, byMatchKey.get(k));
-    for (const k of item.productKeys) found = gather(found, byProductKey.get(k));
-    if (found === undefined) continue;
+    // Most identifiers of a list match nothing: an empty list, no map, for them.
+    const found: Hit[] = [];
+    for (const k of item.matchKeys) found.push(...(byMatchKey.get(k) ?? []));
+    for (const k of item.productKeys) found.push(...(byProductKey.get(k) ?? []));
+    if (found.length === 0) continue;
     for (const h of distinctByRecall(found)) {
       matches.push({
         recall_id: h.recallId,
