@@ -65,12 +65,13 @@ export interface Engine {
   utf8(column: string): RawBuilder<string | Uint8Array>;
   /** `column` is in `list` (encoded by `listParam`): `json_each(?)` on SQLite, `= any(?)` on PostgreSQL. */
   inList(column: Expression<string | null>, list: unknown): Expression<SqlBool>;
+  /** `values` as one parameter for `inList` and `listRows`, each distinct value once (a set, in first-seen order). */
   listParam(values: readonly string[]): unknown;
   /**
    * `list` (encoded by `listParam`) as rows of one column, `keys.value` (SQLite `json_each`, PostgreSQL
    * `unnest`): a statement joining it probes an index once per key. Unlike `inList`, SQLite builds no
-   * temporary index of the list first (for 1000 keys, most of the statement's time); unlike `inList`, a key
-   * given twice joins its rows twice, so the caller passes distinct keys.
+   * temporary index of the list first (for 1000 keys, most of the statement's time). A join gives each
+   * matching row once, since `listParam` keeps each value once.
    */
   listRows(list: unknown): AliasedRawBuilder<{ value: string }, 'keys'>;
   /** Bulk insert in `columns` order, in the caller's transaction: SQLite prepared rows, PostgreSQL arrays. */

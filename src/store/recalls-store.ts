@@ -407,7 +407,7 @@ export class RecallsStore {
     const out: Hit[] = [];
     for (const [column, keys] of this.keyColumns({ matchKeys, productKeys })) {
       if (keys.length === 0) continue;
-      const rows = await column.hits.all({ keys: this.engine.listParam([...new Set(keys)]) });
+      const rows = await column.hits.all({ keys: this.engine.listParam(keys) });
       for (const r of rows) {
         out.push({
           matchKey: r.match_key,

@@ -118,7 +118,7 @@ export function openPostgres(url: string): Engine {
     prepare,
     utf8: (column) => sql<string>`${sql.ref(column)}`,
     inList: (column, list) => sql<boolean>`${column} = any(${list}::text[])`,
-    listParam: (values) => [...values],
+    listParam: (values) => [...new Set(values)],
     listRows: (list) => sql<{ value: string }>`(select unnest(${list}::text[]) as value)`.as('keys'),
     async insertRows(trx, table, columns, rows, integers = []) {
       const text =

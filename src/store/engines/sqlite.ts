@@ -78,7 +78,7 @@ export function openSqlite(path: string): Engine {
     prepare,
     utf8: (column) => sql<Uint8Array>`CAST(${sql.ref(column)} AS BLOB)`,
     inList: (column, list) => sql<boolean>`${column} in (select value from json_each(${list}))`,
-    listParam: (values) => JSON.stringify(values),
+    listParam: (values) => JSON.stringify([...new Set(values)]),
     listRows: (list) => sql<{ value: string }>`json_each(${list})`.as('keys'),
     // The transaction is open on the one connection and the caller holds it: run directly.
     async insertRows(_trx, table, columns, rows) {

@@ -117,4 +117,21 @@ describe('statements compiled once', () => {
       ],
     );
   });
+
+  test('a key given twice is one row of the list, and its matches join once', async () => {
+    const keys = ['a', 'c', 'a', 'nope', 'c', 'a'];
+    const statement = compile(engine, (p: { keys: unknown }) =>
+      engine.db.selectFrom(engine.listRows(p.keys)).select('keys.value'),
+    );
+    const back = await statement.all({ keys: engine.listParam(keys) });
+    assert.deepEqual(back.map((r) => r.value).sort(), ['a', 'c', 'nope']);
+    const joined = compile(engine, (p: { keys: unknown }) =>
+      engine.db
+        .selectFrom(engine.listRows(p.keys))
+        .innerJoin('sources as s', 's.id', 'keys.value')
+        .select('s.id'),
+    );
+    const rows = await joined.all({ keys: engine.listParam(keys) });
+    assert.deepEqual(rows.map((r) => r.id).sort(), ['a', 'c']);
+  });
 });
