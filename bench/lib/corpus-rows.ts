@@ -6,7 +6,7 @@ import {
   identifierRows,
   RECALL_COLUMNS,
   recallColumns,
-} from '../../src/store/ingest-store.ts';
+} from '../../src/store/recall-rows.ts';
 import type { SyntheticRecall } from './synthetic.ts';
 
 const OBSERVED_FIRST = '2026-06-10T04:00:00.000Z';

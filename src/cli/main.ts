@@ -101,6 +101,7 @@ async function ingest(options: { from?: string; source?: string[]; force?: boole
     : undefined;
   const onProgress = (e: ProgressEvent) => {
     if (e.type === 'source-start') bar?.start(1, 0, { source: e.sourceId, pages: 0, records: 0 });
+    else if (e.type === 'fetched') bar?.update(0, { pages: e.pages });
     else if (e.type === 'page') bar?.update(0, { pages: e.pages, records: e.records });
     else {
       bar?.update(1);

@@ -11,7 +11,9 @@ import { createConditionalFetcher } from './conditional-fetcher.ts';
 import { UpstreamError, formatError } from './errors.ts';
 import type { UpstreamClient } from './http-client.ts';
 import type { RawPage, SetAside, SourceAdapter } from './source.ts';
-import type { RecallDraft } from '../domain/recall.ts';
+import type { PreparedBatches } from '../store/ingest-store.ts';
+import { inOrder } from './in-order.ts';
+import { createInlinePreparer, createWorkerPreparer, type PagePreparer } from './page-preparer.ts';
 
 /** What a run works with. */
 export interface IngestDeps {
@@ -33,12 +35,18 @@ export interface IngestOptions {
   from?: string;
   /** Run even if the source was already rebuilt today. */
   force?: boolean;
+  /**
+   * From how many bytes of a source's pages its records are prepared on a worker thread, beside the
+   * store's writes (default {@link PREPARE_IN_WORKER_FROM}; 0 for every source).
+   */
+  prepareInWorkerFrom?: number;
   onProgress?: (event: ProgressEvent) => void;
 }
 
-/** Progress reported while a run goes: a source starts, a page is read, a source ends. */
+/** Progress reported while a run goes: a source starts, a page is fetched, a page is written, a source ends. */
 export type ProgressEvent =
   | { type: 'source-start'; sourceId: string }
+  | { type: 'fetched'; sourceId: string; pages: number }
   | { type: 'page'; sourceId: string; pages: number; records: number }
   | { type: 'source-end'; outcome: SourceOutcome };
 
@@ -65,6 +73,12 @@ export type IngestResult =
 
 /** Largest share of a run's records set aside; above it the feed changed shape: drift, records kept. */
 export const MAX_SET_ASIDE_SHARE = 0.2;
+
+/**
+ * A source with at least this many bytes of pages is prepared on a worker thread. Below it, starting the
+ * thread (~0.1 s; more from the TypeScript sources) costs more than the parse it would move.
+ */
+export const PREPARE_IN_WORKER_FROM = 4 * 2 ** 20;
 
 const LEASE = 'ingest';
 const LEASE_TTL_MS = 5 * 60_000;
@@ -109,6 +123,7 @@ export async function runIngest(deps: IngestDeps, options: IngestOptions = {}): 
     void deps.store.locks.renew(LEASE, holder, new Date(Date.now() + LEASE_TTL_MS)).catch(() => {});
   }, LEASE_RENEW_MS);
   renewal.unref();
+  const preparers = { inline: createInlinePreparer(), worker: createWorkerPreparer() };
   try {
     await deps.store.sources.register(
       deps.adapters.map((a) => ({ id: a.meta.id, agency: a.meta.agency, jurisdiction: a.meta.jurisdiction })),
@@ -129,7 +144,15 @@ export async function runIngest(deps: IngestDeps, options: IngestOptions = {}): 
           reason: `already rebuilt today (${last}); --force to run again`,
         };
       } else {
-        outcome = await ingestSource(deps, adapter, options, now, log, last === null ? null : new Date(last));
+        outcome = await ingestSource(
+          deps,
+          adapter,
+          options,
+          now,
+          log,
+          last === null ? null : new Date(last),
+          preparers,
+        );
       }
       outcomes.push(outcome);
       options.onProgress?.({ type: 'source-end', outcome });
@@ -137,6 +160,7 @@ export async function runIngest(deps: IngestDeps, options: IngestOptions = {}): 
     return { status: 'completed', sources: outcomes };
   } finally {
     clearInterval(renewal);
+    await preparers.worker.close();
     await deps.store.locks.release(LEASE, holder);
   }
 }
@@ -148,27 +172,17 @@ async function ingestSource(
   now: () => Date,
   log: NonNullable<IngestDeps['log']>,
   since: Date | null,
+  preparers: { inline: PagePreparer; worker: PagePreparer },
 ): Promise<SourceOutcome> {
   const id = adapter.meta.id;
-  const drafts: RecallDraft[] = [];
-  const setAside: SetAside[] = [];
-  let dataAsOf: string | null = null;
-  let pages = 0;
-  const take = (page: RawPage) => {
-    const parsed = adapter.parse(page);
-    dataAsOf = pages === 0 ? parsed.dataAsOf : oldest(dataAsOf, parsed.dataAsOf);
-    drafts.push(...parsed.drafts);
-    setAside.push(...parsed.setAside);
-    pages += 1;
-    options.onProgress?.({ type: 'page', sourceId: id, pages, records: drafts.length });
-  };
+  const pages: RawPage[] = [];
   try {
     let saveState: (() => Promise<void>) | undefined;
     if (options.from !== undefined) {
       const mirror = await readMirror(options.from, id, (name) => adapter.acceptsFile(name));
       if (mirror.length === 0)
         return { sourceId: id, status: 'skipped', reason: `no files for ${id} in ${options.from}` };
-      for (const page of mirror) take(page);
+      pages.push(...mirror);
     } else {
       const runId = now().toISOString().replace(/[:.]/g, '-');
       const run = deps.archive.startRun(id, runId);
@@ -180,30 +194,51 @@ async function ingestSource(
       const baseUrl = deps.sourceUrls[id] ?? adapter.meta.defaultBaseUrl;
       for await (const page of adapter.fetch({ baseUrl, fetcher, now: now(), since })) {
         await fetcher.archive(page);
-        take(page);
+        pages.push(page);
+        options.onProgress?.({ type: 'fetched', sourceId: id, pages: pages.length });
       }
       saveState = async () => {
         await deps.archive.saveFetchState(id, fetcher.state());
         await deps.archive.prune(id);
       };
     }
-    const read = drafts.length + setAside.length;
-    if (setAside.length > 0 && setAside.length > MAX_SET_ASIDE_SHARE * read) {
-      throw formatError(
-        `${id} drifted: ${setAside.length} of ${read} records could not be read (first: ${describeSetAside(setAside[0]!)})`,
-      );
-    }
-    if (drafts.length === 0)
-      throw new UpstreamError('empty', `${id} returned no records where records were expected`);
-    const result = await deps.store.ingest.apply({
-      sourceId: id,
-      jurisdiction: adapter.meta.jurisdiction,
-      drafts,
-      dataAsOf,
-      observedAt: now().toISOString(),
-      setAside,
-    });
+    const bytes = pages.reduce((n, p) => n + p.body.byteLength, 0);
+    const preparer =
+      bytes >= (options.prepareInWorkerFrom ?? PREPARE_IN_WORKER_FROM) && preparers.worker.accepts(adapter)
+        ? preparers.worker
+        : preparers.inline;
+    const read = { pages: 0, records: 0, setAside: [] as SetAside[], dataAsOf: null as string | null };
+    const batches: PreparedBatches = async function* () {
+      Object.assign(read, { pages: 0, records: 0, setAside: [], dataAsOf: null });
+      const local = (p: RawPage) => preparers.inline.prepare(adapter, p);
+      for await (const page of inOrder(pages, (p) => preparer.prepare(adapter, p), local)) {
+        read.dataAsOf = read.pages === 0 ? page.dataAsOf : oldest(read.dataAsOf, page.dataAsOf);
+        read.records += page.records.length;
+        read.setAside.push(...page.setAside);
+        read.pages += 1;
+        options.onProgress?.({ type: 'page', sourceId: id, pages: read.pages, records: read.records });
+        yield page.records;
+      }
+    };
+    // Once every page is read, before anything is committed: a drifted or empty feed changes nothing.
+    const conclude = () => {
+      const { records, setAside } = read;
+      if (setAside.length > 0 && setAside.length > MAX_SET_ASIDE_SHARE * (records + setAside.length)) {
+        throw formatError(
+          `${id} drifted: ${setAside.length} of ${records + setAside.length} records could not be read (first: ${describeSetAside(setAside[0]!)})`,
+        );
+      }
+      if (records === 0)
+        throw new UpstreamError('empty', `${id} returned no records where records were expected`);
+      return { dataAsOf: read.dataAsOf, setAside };
+    };
+    const result = await deps.store.ingest.applyStream(
+      { sourceId: id, jurisdiction: adapter.meta.jurisdiction, observedAt: now().toISOString() },
+      batches,
+      conclude,
+    );
     await saveState?.();
+    const { setAside } = read;
     if (setAside.length > 0) {
       log('warn', 'records set aside', {
         source: id,
@@ -211,7 +246,7 @@ async function ingestSource(
         first: setAside.slice(0, 5).map(describeSetAside),
       });
     }
-    const outcome = { pages, records: drafts.length, setAside: setAside.length, ...result };
+    const outcome = { pages: pages.length, records: read.records, setAside: setAside.length, ...result };
     log('info', 'source ingested', { source: id, ...outcome });
     return { sourceId: id, status: 'ok', ...outcome };
   } catch (error) {
@@ -219,7 +254,7 @@ async function ingestSource(
     const reason = error instanceof Error ? error.message : String(error);
     log(defect ? 'error' : 'warn', 'source failed', { source: id, reason, error });
     await deps.store.sources.recordFailure(id, reason, now().toISOString());
-    return { sourceId: id, status: 'failed', reason, defect, pages };
+    return { sourceId: id, status: 'failed', reason, defect, pages: pages.length };
   }
 }
 

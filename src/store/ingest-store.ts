@@ -5,14 +5,19 @@
  * so a run that fails midway leaves everything as it was. The corpus version moves with it only
  * when something served changed (a record, a revision, a last_seen_at, the source's freshness).
  */
-import type { Kysely, Selectable, Transaction } from 'kysely';
-import { canonicalContent, contentHashOfJson, diffContent } from '../domain/diff.ts';
-import { storageKeys } from '../domain/identifiers/match-keys.ts';
-import { recallId, type RecallContent, type RecallDraft } from '../domain/recall.ts';
-import { renderContentFields, renderIdentifiers } from '../domain/recall-json.ts';
-import { allColumns } from './compiled.ts';
+import type { Kysely, Transaction } from 'kysely';
+import { diffContent } from '../domain/diff.ts';
+import type { RecallContent, RecallDraft } from '../domain/recall.ts';
 import type { Engine } from './engine.ts';
-import { NO_SORT_DATE, type Database, type IdentifiersTable, type RecallsTable } from './schema.ts';
+import {
+  IDENTIFIER_COLUMNS,
+  RECALL_COLUMNS,
+  prepareRecall,
+  preparedColumns,
+  preparedContent,
+  type PreparedRecall,
+} from './recall-rows.ts';
+import type { Database } from './schema.ts';
 import { moveCorpusVersion, type StoreStateWatch } from './store-state.ts';
 
 export interface SourceObservation {
@@ -47,97 +52,20 @@ function chunks<T>(items: T[], size: number): T[][] {
   return out;
 }
 
-/** The recalls columns of a draft (everything but revision and the seen stamps), its served JSON rendered. */
-export function recallColumns(
-  id: string,
-  obs: Pick<SourceObservation, 'sourceId' | 'jurisdiction'>,
-  draft: RecallDraft,
-  content: RecallContent,
-  hash: string,
-  json: string = JSON.stringify(content),
-): Omit<RecallsTable, 'revision' | 'first_seen_at' | 'last_seen_at'> {
-  return {
-    id,
-    source_id: obs.sourceId,
-    record_id: draft.recordId,
-    jurisdiction: obs.jurisdiction,
-    title: content.title,
-    summary: content.summary,
-    hazard_category: content.hazard.category,
-    hazard_text: content.hazard.text,
-    product_category: content.product.category,
-    brands: JSON.stringify(content.product.brands),
-    models: JSON.stringify(content.product.models),
-    severity: content.severity,
-    source_classification: content.source_classification,
-    remedy: content.remedy,
-    recall_date: content.recall_date,
-    published_date: content.published_date,
-    sort_date: content.published_date ?? NO_SORT_DATE,
-    countries: JSON.stringify(content.countries),
-    url: content.url,
-    content_hash: hash,
-    content: json,
-    rendered_fields: renderContentFields(content),
-    rendered_identifiers: renderIdentifiers(content.identifiers),
-  };
-}
+/** What identifies a run's observation of one source, before its records. */
+export type ObservationHead = Pick<SourceObservation, 'sourceId' | 'jurisdiction' | 'observedAt'>;
 
-/** The recalls columns in insert order (the benchmark corpus writes the same). */
-export const RECALL_COLUMNS = allColumns<RecallsTable>()([
-  'id',
-  'source_id',
-  'record_id',
-  'jurisdiction',
-  'title',
-  'summary',
-  'hazard_category',
-  'hazard_text',
-  'product_category',
-  'brands',
-  'models',
-  'severity',
-  'source_classification',
-  'remedy',
-  'recall_date',
-  'published_date',
-  'sort_date',
-  'countries',
-  'url',
-  'content_hash',
-  'content',
-  'rendered_fields',
-  'rendered_identifiers',
-  'revision',
-  'first_seen_at',
-  'last_seen_at',
-]);
-/** The identifiers columns in insert order. */
-export const IDENTIFIER_COLUMNS = allColumns<IdentifiersTable>()([
-  'recall_id',
-  'kind',
-  'value',
-  'normalized',
-  'confidence',
-  'match_key',
-  'product_key',
-]);
+/** What a run knows of the source once it has read every record: checked before anything is committed. */
+export type ObservationTail = Pick<SourceObservation, 'dataAsOf' | 'setAside'>;
 
-/** The identifiers rows of a recall's canonical content. */
-export function identifierRows(id: string, content: RecallContent): Selectable<IdentifiersTable>[] {
-  return content.identifiers.map((i) => {
-    const keys = storageKeys(i.kind, i.normalized);
-    return {
-      recall_id: id,
-      kind: i.kind,
-      value: i.value,
-      normalized: i.normalized,
-      confidence: i.confidence,
-      match_key: keys.matchKey,
-      product_key: keys.productKey,
-    };
-  });
-}
+/**
+ * A source's records as they are prepared, in batches, in the order the agency served them. Called a
+ * second time (and read from the start again) when a record id comes twice: see {@link IngestStore.applyStream}.
+ */
+export type PreparedBatches = () => AsyncIterable<readonly PreparedRecall[]>;
+
+/** Thrown inside the streaming write when a record id comes twice; the write rolls back and starts again. */
+class RepeatedRecord extends Error {}
 
 export class IngestStore {
   constructor(
@@ -146,68 +74,93 @@ export class IngestStore {
     private readonly state: StoreStateWatch,
   ) {}
 
-  /** Applies one source's complete observation atomically. */
+  /** Applies one source's complete observation atomically; the last draft of a record id wins. */
   async apply(obs: SourceObservation): Promise<ApplyResult> {
-    // The last draft of a record id wins, as the agency's latest word on it.
-    const setAside = obs.setAside ?? [];
-    const byId = new Map<string, RecallDraft>();
-    for (const d of obs.drafts) byId.set(recallId(obs.sourceId, d.recordId), d);
+    const last = new Map<string, PreparedRecall>();
+    for (const d of obs.drafts) {
+      const record = prepareRecall(obs, d);
+      last.set(record.id, record);
+    }
+    const records = [...last.values()];
+    return this.write(obs, single(records), () => obs);
+  }
 
+  /**
+   * Applies one source's observation atomically while its records are still being prepared: each batch
+   * is written as it arrives, in one transaction. `conclude` runs after the last batch, before the
+   * commit; what it throws rolls everything back. The last draft of a record id wins, as the agency's
+   * latest word on it: when an id comes a second time, the write rolls back, reads the batches again
+   * from the start and writes each record's last draft (a feed that repeats records costs two passes).
+   */
+  async applyStream(
+    head: ObservationHead,
+    batches: PreparedBatches,
+    conclude: () => ObservationTail,
+  ): Promise<ApplyResult> {
+    try {
+      return await this.write(head, batches(), conclude, true);
+    } catch (error) {
+      if (!(error instanceof RepeatedRecord)) throw error;
+    }
+    const last = new Map<string, PreparedRecall>();
+    for await (const batch of batches()) for (const record of batch) last.set(record.id, record);
+    return this.write(head, single([...last.values()]), conclude);
+  }
+
+  /** The one transaction: records written batch by batch, then the source's state; `unique` refuses a repeated id. */
+  private async write(
+    head: ObservationHead,
+    batches: AsyncIterable<readonly PreparedRecall[]>,
+    conclude: () => ObservationTail,
+    unique = false,
+  ): Promise<ApplyResult> {
     const result = await this.db.transaction().execute(async (trx) => {
       const existing = new Map<string, { hash: string; revision: number }>();
       const rows = await trx
         .selectFrom('recalls')
         .select(['id', 'content_hash', 'revision'])
-        .where('source_id', '=', obs.sourceId)
+        .where('source_id', '=', head.sourceId)
         .execute();
       for (const r of rows) existing.set(r.id, { hash: r.content_hash, revision: r.revision });
 
-      const inserts: unknown[][] = [];
-      const newIdentifiers: unknown[][] = [];
+      const written = unique ? new Set<string>() : undefined;
       const unchanged: string[] = [];
-      const amended: {
-        id: string;
-        draft: RecallDraft;
-        content: RecallContent;
-        hash: string;
-        revision: number;
-      }[] = [];
-
-      for (const [id, draft] of byId) {
-        const content = canonicalContent(draft);
-        const json = JSON.stringify(content);
-        const hash = contentHashOfJson(json);
-        const prior = existing.get(id);
-        if (prior === undefined) {
-          const row: RecallsTable = {
-            ...recallColumns(id, obs, draft, content, hash, json),
-            revision: 1,
-            first_seen_at: obs.observedAt,
-            last_seen_at: obs.observedAt,
-          };
-          inserts.push(RECALL_COLUMNS.map((c) => row[c]));
-          for (const i of identifierRows(id, content))
-            newIdentifiers.push(IDENTIFIER_COLUMNS.map((c) => i[c]));
-        } else if (prior.hash === hash) {
-          unchanged.push(id);
-        } else {
-          amended.push({ id, draft, content, hash, revision: prior.revision + 1 });
+      // Written once the run's freshness stamp, which each revision carries, is known.
+      const amended: { record: PreparedRecall; revision: number }[] = [];
+      let inserted = 0;
+      for await (const batch of batches) {
+        const inserts: unknown[][] = [];
+        const newIdentifiers: unknown[][] = [];
+        for (const record of batch) {
+          if (written !== undefined) {
+            if (written.has(record.id)) throw new RepeatedRecord(record.id);
+            written.add(record.id);
+          }
+          const prior = existing.get(record.id);
+          if (prior === undefined) {
+            inserts.push([...record.values, 1, head.observedAt, head.observedAt]);
+            for (const row of record.identifiers) newIdentifiers.push(row);
+          } else if (prior.hash === record.hash) {
+            unchanged.push(record.id);
+          } else {
+            amended.push({ record, revision: prior.revision + 1 });
+          }
         }
+        await this.engine.insertRows(trx, 'recalls', RECALL_COLUMNS, inserts, ['revision']);
+        await this.engine.insertRows(trx, 'identifiers', IDENTIFIER_COLUMNS, newIdentifiers);
+        inserted += inserts.length;
       }
-
-      await this.engine.insertRows(trx, 'recalls', RECALL_COLUMNS, inserts, ['revision']);
-      await this.engine.insertRows(trx, 'identifiers', IDENTIFIER_COLUMNS, newIdentifiers);
-
-      for (const a of amended) await this.amend(trx, obs, a);
+      const { dataAsOf, setAside = [] } = conclude();
+      for (const a of amended) await this.amend(trx, { ...head, dataAsOf }, a.record, a.revision);
 
       // Unchanged records: only last_seen_at moves (where it differs), in statements of many ids each.
       let seen = 0;
       for (const ids of chunks(unchanged, KEY_CHUNK)) {
         const [moved] = await trx
           .updateTable('recalls')
-          .set({ last_seen_at: obs.observedAt })
+          .set({ last_seen_at: head.observedAt })
           .where((eb) => this.engine.inList(eb.ref('id'), this.engine.listParam(ids)))
-          .where('last_seen_at', '<>', obs.observedAt)
+          .where('last_seen_at', '<>', head.observedAt)
           .execute();
         seen += Number(moved?.numUpdatedRows ?? 0);
       }
@@ -216,23 +169,23 @@ export class IngestStore {
       const served = await trx
         .selectFrom('sources')
         .select(['data_as_of', 'last_success_at'])
-        .where('id', '=', obs.sourceId)
+        .where('id', '=', head.sourceId)
         .executeTakeFirst();
       await trx
         .updateTable('sources')
         .set({
-          data_as_of: obs.dataAsOf,
-          last_success_at: obs.observedAt,
-          last_attempt_at: obs.observedAt,
+          data_as_of: dataAsOf,
+          last_success_at: head.observedAt,
+          last_attempt_at: head.observedAt,
           last_error: null,
           consecutive_failures: 0,
           set_aside: setAside.length,
         })
-        .where('id', '=', obs.sourceId)
+        .where('id', '=', head.sourceId)
         .execute();
-      await trx.deleteFrom('set_aside_records').where('source_id', '=', obs.sourceId).execute();
+      await trx.deleteFrom('set_aside_records').where('source_id', '=', head.sourceId).execute();
       const kept = setAside.slice(0, SET_ASIDE_KEPT).map((s, position) => ({
-        source_id: obs.sourceId,
+        source_id: head.sourceId,
         position,
         record: s.record,
         reason: s.reason,
@@ -240,54 +193,52 @@ export class IngestStore {
       for (const chunk of chunks(kept, ROW_CHUNK))
         await trx.insertInto('set_aside_records').values(chunk).execute();
       const moved =
-        inserts.length + amended.length + seen > 0 ||
+        inserted + amended.length + seen > 0 ||
         served === undefined ||
-        served.data_as_of !== obs.dataAsOf ||
-        served.last_success_at !== obs.observedAt;
-      if (moved) await moveCorpusVersion(trx, obs.observedAt);
-      return { inserted: inserts.length, amended: amended.length, unchanged: unchanged.length, moved };
+        served.data_as_of !== dataAsOf ||
+        served.last_success_at !== head.observedAt;
+      if (moved) await moveCorpusVersion(trx, head.observedAt);
+      return { inserted, amended: amended.length, unchanged: unchanged.length, moved };
     });
     if (result.moved) this.state.invalidate();
     return result;
   }
 
-  private async insertIdentifiers(trx: Transaction<Database>, rows: ReturnType<typeof identifierRows>) {
-    for (const chunk of chunks(rows, ROW_CHUNK)) await trx.insertInto('identifiers').values(chunk).execute();
-  }
-
   private async amend(
     trx: Transaction<Database>,
-    obs: SourceObservation,
-    a: { id: string; draft: RecallDraft; content: RecallContent; hash: string; revision: number },
+    head: ObservationHead & Pick<SourceObservation, 'dataAsOf'>,
+    record: PreparedRecall,
+    revision: number,
   ) {
     const before = await trx
       .selectFrom('recalls')
       .select('content')
-      .where('id', '=', a.id)
+      .where('id', '=', record.id)
       .executeTakeFirstOrThrow();
-    const changed = diffContent(JSON.parse(before.content) as RecallContent, a.content);
+    const changed = diffContent(JSON.parse(before.content) as RecallContent, preparedContent(record));
     await trx
       .updateTable('recalls')
-      .set({
-        ...recallColumns(a.id, obs, a.draft, a.content, a.hash),
-        revision: a.revision,
-        last_seen_at: obs.observedAt,
-      })
-      .where('id', '=', a.id)
+      .set({ ...preparedColumns(record), revision, last_seen_at: head.observedAt })
+      .where('id', '=', record.id)
       .execute();
     if ('identifiers' in changed) {
-      await trx.deleteFrom('identifiers').where('recall_id', '=', a.id).execute();
-      await this.insertIdentifiers(trx, identifierRows(a.id, a.content));
+      await trx.deleteFrom('identifiers').where('recall_id', '=', record.id).execute();
+      await this.engine.insertRows(trx, 'identifiers', IDENTIFIER_COLUMNS, record.identifiers);
     }
     await trx
       .insertInto('revisions')
       .values({
-        recall_id: a.id,
-        revision: a.revision,
-        observed_at: obs.observedAt,
+        recall_id: record.id,
+        revision,
+        observed_at: head.observedAt,
         changed_fields: JSON.stringify(changed),
-        data_as_of: obs.dataAsOf,
+        data_as_of: head.dataAsOf,
       })
       .execute();
   }
+}
+
+/** One batch, as a stream. */
+async function* single(records: readonly PreparedRecall[]): AsyncIterable<readonly PreparedRecall[]> {
+  yield records;
 }

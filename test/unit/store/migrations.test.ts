@@ -13,7 +13,7 @@ import { Migrator } from 'kysely';
 import { canonicalContent, contentHash } from '../../../src/domain/diff.ts';
 import { recallId, type RecallDraft } from '../../../src/domain/recall.ts';
 import { migrate } from '../../../src/store/database.ts';
-import { recallColumns } from '../../../src/store/ingest-store.ts';
+import { recallColumns } from '../../../src/store/recall-rows.ts';
 import { migrationProvider } from '../../../src/store/migrations/index.ts';
 import { createTestDatabase, openRawEngine } from '../../support/database.ts';
 

@@ -1,0 +1,135 @@
+/**
+ * Where a run's pages are prepared (parsed, each draft made into rows): on the calling thread, or on
+ * one worker thread, so that a large source's parsing runs beside the store's writes rather than
+ * before them. The rows are the same either way: preparation is pure.
+ */
+import { Worker } from 'node:worker_threads';
+import { UpstreamError, type UpstreamFailure } from './errors.ts';
+import { preparePage, type PreparedPage } from './prepare.ts';
+import { SOURCE_ADAPTERS } from './registry.ts';
+import type { RawPage, SourceAdapter } from './source.ts';
+
+/** Prepares pages; results come back in any order, each for its own page. */
+export interface PagePreparer {
+  /** Whether this preparer can prepare the adapter's pages (a worker knows only the registered adapters). */
+  accepts(adapter: SourceAdapter): boolean;
+  /** The page parsed by the adapter and its drafts prepared; rejects with what the parse threw. */
+  prepare(adapter: SourceAdapter, page: RawPage): Promise<PreparedPage>;
+  /** Stops any thread it started; pages still being prepared are refused. */
+  close(): Promise<void>;
+}
+
+/** A page sent to the worker. */
+export interface PageJob {
+  job: number;
+  sourceId: string;
+  name: string;
+  url?: string;
+  body: ArrayBuffer;
+}
+
+/** What the worker sends back for a page: its preparation, or what the parse threw. */
+export type PageJobResult =
+  | { job: number; page: PreparedPage }
+  | {
+      job: number;
+      error: {
+        message: string;
+        stack?: string;
+        upstream?: { failure: UpstreamFailure; details: { url?: string; status?: number } };
+      };
+    };
+
+/** Prepares each page at once, on the calling thread. */
+export function createInlinePreparer(): PagePreparer {
+  return {
+    accepts: () => true,
+    prepare: async (adapter, page) => preparePage(adapter, page),
+    close: async () => {},
+  };
+}
+
+/** Starts the worker thread: the compiled module, or the TypeScript one behind tsx's loader (threads do not inherit it). */
+function startWorker(): Worker {
+  const here = import.meta.url;
+  if (!here.endsWith('.ts')) return new Worker(new URL('./prepare-worker.js', here));
+  const tsx = JSON.stringify(import.meta.resolve('tsx/esm/api'));
+  const entry = JSON.stringify(new URL('./prepare-worker.ts', here).href);
+  return new Worker(`import(${tsx}).then((tsx) => { tsx.register(); return import(${entry}); });`, {
+    eval: true,
+  });
+}
+
+/**
+ * Prepares pages on one worker thread, started at the first page. Each page's bytes are copied to the
+ * thread (the caller keeps its page); the rows come back by structured clone. If the thread dies, the
+ * pages it held are refused with the reason, and the next page starts a new thread.
+ */
+export function createWorkerPreparer(): PagePreparer {
+  let worker: Worker | undefined;
+  let nextJob = 0;
+  const pending = new Map<
+    number,
+    { resolve: (page: PreparedPage) => void; reject: (error: Error) => void }
+  >();
+
+  const refuseAll = (error: Error) => {
+    for (const p of pending.values()) p.reject(error);
+    pending.clear();
+  };
+
+  const thread = (): Worker => {
+    if (worker !== undefined) return worker;
+    const started = startWorker();
+    started.on('message', (result: PageJobResult) => {
+      const waiting = pending.get(result.job);
+      if (waiting === undefined) return;
+      pending.delete(result.job);
+      if (pending.size === 0) started.unref();
+      if ('page' in result) waiting.resolve(result.page);
+      else waiting.reject(revive(result.error));
+    });
+    started.on('error', (error) => {
+      if (worker === started) worker = undefined;
+      refuseAll(error);
+    });
+    started.on('exit', (code) => {
+      if (worker === started) worker = undefined;
+      refuseAll(new Error(`the page preparation thread exited (code ${code})`));
+    });
+    worker = started;
+    return started;
+  };
+
+  return {
+    accepts: (adapter) => SOURCE_ADAPTERS.includes(adapter),
+    prepare(adapter, page) {
+      const job = nextJob++;
+      // A copy of the page's own bytes, moved to the thread (a Buffer may view a larger shared pool).
+      const body = new Uint8Array(page.body).buffer;
+      const message: PageJob = { job, sourceId: adapter.meta.id, name: page.name, body };
+      if (page.url !== undefined) message.url = page.url;
+      return new Promise<PreparedPage>((resolve, reject) => {
+        pending.set(job, { resolve, reject });
+        // Busy, it keeps the process alive for its pages; idle, it keeps nothing alive.
+        const running = thread();
+        running.ref();
+        running.postMessage(message, [body]);
+      });
+    },
+    async close() {
+      const running = worker;
+      worker = undefined;
+      refuseAll(new Error('the page preparation thread was stopped'));
+      if (running !== undefined) await running.terminate();
+    },
+  };
+}
+
+/** The worker's error as the calling thread's: an agency's failure stays an UpstreamError. */
+function revive(e: Extract<PageJobResult, { error: unknown }>['error']): Error {
+  if (e.upstream !== undefined) return new UpstreamError(e.upstream.failure, e.message, e.upstream.details);
+  const error = new Error(e.message);
+  if (e.stack !== undefined) error.stack = e.stack;
+  return error;
+}
