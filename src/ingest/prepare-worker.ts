@@ -7,6 +7,7 @@ import { UpstreamError } from './errors.ts';
 import type { PageJob, PageJobResult } from './page-preparer.ts';
 import { preparePage } from './prepare.ts';
 import { SOURCE_ADAPTERS } from './registry.ts';
+import type { RawPage } from './source.ts';
 
 const port = parentPort;
 if (port === null) throw new Error('prepare-worker runs as a worker thread');
@@ -16,9 +17,9 @@ port.on('message', (job: PageJob) => {
   try {
     const adapter = SOURCE_ADAPTERS.find((a) => a.meta.id === job.sourceId);
     if (adapter === undefined) throw new Error(`unknown source ${job.sourceId}`);
-    const body = Buffer.from(job.body);
-    const page = preparePage(adapter, job.url === undefined ? { name: job.name, body } : { ...job, body });
-    result = { job: job.job, page };
+    const page: RawPage = { name: job.name, body: Buffer.from(job.body) };
+    if (job.url !== undefined) page.url = job.url;
+    result = { job: job.job, page: preparePage(adapter, page) };
   } catch (error) {
     result = {
       job: job.job,
