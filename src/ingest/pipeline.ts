@@ -11,7 +11,7 @@ import { createConditionalFetcher } from './conditional-fetcher.ts';
 import { UpstreamError, formatError } from './errors.ts';
 import type { UpstreamClient } from './http-client.ts';
 import type { RawPage, SetAside, SourceAdapter } from './source.ts';
-import type { PreparedBatches } from '../store/ingest-store.ts';
+import type { PreparedRecall } from '../store/recall-rows.ts';
 import { inOrder } from './in-order.ts';
 import { createInlinePreparer, createWorkerPreparer, type PagePreparer } from './page-preparer.ts';
 
@@ -208,8 +208,7 @@ async function ingestSource(
         ? preparers.worker
         : preparers.inline;
     const read = { pages: 0, records: 0, setAside: [] as SetAside[], dataAsOf: null as string | null };
-    const batches: PreparedBatches = async function* () {
-      Object.assign(read, { pages: 0, records: 0, setAside: [], dataAsOf: null });
+    const batches = async function* (): AsyncGenerator<PreparedRecall[]> {
       const local = (p: RawPage) => preparers.inline.prepare(adapter, p);
       for await (const page of inOrder(pages, (p) => preparer.prepare(adapter, p), local)) {
         read.dataAsOf = read.pages === 0 ? page.dataAsOf : oldest(read.dataAsOf, page.dataAsOf);
@@ -234,7 +233,7 @@ async function ingestSource(
     };
     const result = await deps.store.ingest.applyStream(
       { sourceId: id, jurisdiction: adapter.meta.jurisdiction, observedAt: now().toISOString() },
-      batches,
+      batches(),
       conclude,
     );
     await saveState?.();

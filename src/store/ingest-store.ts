@@ -58,15 +58,6 @@ export type ObservationHead = Pick<SourceObservation, 'sourceId' | 'jurisdiction
 /** What a run knows of the source once it has read every record: checked before anything is committed. */
 export type ObservationTail = Pick<SourceObservation, 'dataAsOf' | 'setAside'>;
 
-/**
- * A source's records as they are prepared, in batches, in the order the agency served them. Called a
- * second time (and read from the start again) when a record id comes twice: see {@link IngestStore.applyStream}.
- */
-export type PreparedBatches = () => AsyncIterable<readonly PreparedRecall[]>;
-
-/** Thrown inside the streaming write when a record id comes twice; the write rolls back and starts again. */
-class RepeatedRecord extends Error {}
-
 export class IngestStore {
   constructor(
     private readonly db: Kysely<Database>,
@@ -76,43 +67,20 @@ export class IngestStore {
 
   /** Applies one source's complete observation atomically; the last draft of a record id wins. */
   async apply(obs: SourceObservation): Promise<ApplyResult> {
-    const last = new Map<string, PreparedRecall>();
-    for (const d of obs.drafts) {
-      const record = prepareRecall(obs, d);
-      last.set(record.id, record);
-    }
-    const records = [...last.values()];
-    return this.write(obs, single(records), () => obs);
+    return this.applyStream(obs, single(obs.drafts.map((d) => prepareRecall(obs, d))), () => obs);
   }
 
   /**
    * Applies one source's observation atomically while its records are still being prepared: each batch
    * is written as it arrives, in one transaction. `conclude` runs after the last batch, before the
    * commit; what it throws rolls everything back. The last draft of a record id wins, as the agency's
-   * latest word on it: when an id comes a second time, the write rolls back, reads the batches again
-   * from the start and writes each record's last draft (a feed that repeats records costs two passes).
+   * latest word on it: amendments and unchanged records are settled after the last batch, and a new
+   * record listed again with other content is rewritten then.
    */
   async applyStream(
     head: ObservationHead,
-    batches: PreparedBatches,
-    conclude: () => ObservationTail,
-  ): Promise<ApplyResult> {
-    try {
-      return await this.write(head, batches(), conclude, true);
-    } catch (error) {
-      if (!(error instanceof RepeatedRecord)) throw error;
-    }
-    const last = new Map<string, PreparedRecall>();
-    for await (const batch of batches()) for (const record of batch) last.set(record.id, record);
-    return this.write(head, single([...last.values()]), conclude);
-  }
-
-  /** The one transaction: records written batch by batch, then the source's state; `unique` refuses a repeated id. */
-  private async write(
-    head: ObservationHead,
     batches: AsyncIterable<readonly PreparedRecall[]>,
     conclude: () => ObservationTail,
-    unique = false,
   ): Promise<ApplyResult> {
     const result = await this.db.transaction().execute(async (trx) => {
       const existing = new Map<string, { hash: string; revision: number }>();
@@ -123,39 +91,46 @@ export class IngestStore {
         .execute();
       for (const r of rows) existing.set(r.id, { hash: r.content_hash, revision: r.revision });
 
-      const written = unique ? new Set<string>() : undefined;
-      const unchanged: string[] = [];
-      // Written once the run's freshness stamp, which each revision carries, is known.
-      const amended: { record: PreparedRecall; revision: number }[] = [];
-      let inserted = 0;
+      // New records, with the hash written; those listed again, their last draft.
+      const inserted = new Map<string, string>();
+      const relisted = new Map<string, PreparedRecall>();
+      // Known records, settled once each one's last draft and the run's freshness stamp (which each
+      // revision carries) are known.
+      const unchanged = new Set<string>();
+      const amended = new Map<string, PreparedRecall>();
       for await (const batch of batches) {
         const inserts: unknown[][] = [];
         const newIdentifiers: unknown[][] = [];
         for (const record of batch) {
-          if (written !== undefined) {
-            if (written.has(record.id)) throw new RepeatedRecord(record.id);
-            written.add(record.id);
-          }
           const prior = existing.get(record.id);
           if (prior === undefined) {
+            if (inserted.has(record.id)) {
+              relisted.set(record.id, record);
+              continue;
+            }
+            inserted.set(record.id, record.hash);
             inserts.push([...record.values, 1, head.observedAt, head.observedAt]);
             for (const row of record.identifiers) newIdentifiers.push(row);
           } else if (prior.hash === record.hash) {
-            unchanged.push(record.id);
+            amended.delete(record.id);
+            unchanged.add(record.id);
           } else {
-            amended.push({ record, revision: prior.revision + 1 });
+            unchanged.delete(record.id);
+            amended.set(record.id, record);
           }
         }
         await this.engine.insertRows(trx, 'recalls', RECALL_COLUMNS, inserts, ['revision']);
         await this.engine.insertRows(trx, 'identifiers', IDENTIFIER_COLUMNS, newIdentifiers);
-        inserted += inserts.length;
       }
       const { dataAsOf, setAside = [] } = conclude();
-      for (const a of amended) await this.amend(trx, { ...head, dataAsOf }, a.record, a.revision);
+      for (const record of relisted.values())
+        if (record.hash !== inserted.get(record.id)) await this.rewrite(trx, record);
+      for (const record of amended.values())
+        await this.amend(trx, { ...head, dataAsOf }, record, existing.get(record.id)!.revision + 1);
 
       // Unchanged records: only last_seen_at moves (where it differs), in statements of many ids each.
       let seen = 0;
-      for (const ids of chunks(unchanged, KEY_CHUNK)) {
+      for (const ids of chunks([...unchanged], KEY_CHUNK)) {
         const [moved] = await trx
           .updateTable('recalls')
           .set({ last_seen_at: head.observedAt })
@@ -193,15 +168,22 @@ export class IngestStore {
       for (const chunk of chunks(kept, ROW_CHUNK))
         await trx.insertInto('set_aside_records').values(chunk).execute();
       const moved =
-        inserted + amended.length + seen > 0 ||
+        inserted.size + amended.size + seen > 0 ||
         served === undefined ||
         served.data_as_of !== dataAsOf ||
         served.last_success_at !== head.observedAt;
       if (moved) await moveCorpusVersion(trx, head.observedAt);
-      return { inserted, amended: amended.length, unchanged: unchanged.length, moved };
+      return { inserted: inserted.size, amended: amended.size, unchanged: unchanged.size, moved };
     });
     if (result.moved) this.state.invalidate();
     return result;
+  }
+
+  /** A record new in this run and listed again with other content: its row and identifiers as last listed. */
+  private async rewrite(trx: Transaction<Database>, record: PreparedRecall) {
+    await trx.updateTable('recalls').set(preparedColumns(record)).where('id', '=', record.id).execute();
+    await trx.deleteFrom('identifiers').where('recall_id', '=', record.id).execute();
+    await this.engine.insertRows(trx, 'identifiers', IDENTIFIER_COLUMNS, record.identifiers);
   }
 
   private async amend(

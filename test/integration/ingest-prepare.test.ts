@@ -10,7 +10,9 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { createArchive } from '../../src/ingest/archive.ts';
+import type { RecallDraft } from '../../src/domain/recall.ts';
+import { recallId } from '../../src/domain/recall.ts';
+import { createArchive, readMirror } from '../../src/ingest/archive.ts';
 import { UpstreamError } from '../../src/ingest/errors.ts';
 import { createUpstreamClient } from '../../src/ingest/http-client.ts';
 import { createWorkerPreparer } from '../../src/ingest/page-preparer.ts';
@@ -75,6 +77,7 @@ describe('records prepared on a worker thread', () => {
   let root: string;
   let inline: Side;
   let worker: Side;
+  let oracle: Side;
 
   async function side(name: string): Promise<Side> {
     const dir = join(root, name);
@@ -103,7 +106,30 @@ describe('records prepared on a worker thread', () => {
     );
   }
 
-  /** The same run on both sides; returns the worker side's outcome after checking both agree. */
+  /**
+   * What the run must leave: the mirror's drafts parsed here, each record's last draft kept in its first
+   * place, given to the store at once, as if the agency had listed each record once.
+   */
+  async function lastDrafts(dir: string, at: string): Promise<void> {
+    const parsed = (await readMirror(dir, SOURCE, (n) => usFdaFood.acceptsFile(n))).map((p) =>
+      usFdaFood.parse(p),
+    );
+    const last = new Map<string, RecallDraft>();
+    for (const page of parsed) for (const d of page.drafts) last.set(recallId(SOURCE, d.recordId), d);
+    await oracle.store.ingest.apply({
+      sourceId: SOURCE,
+      jurisdiction: usFdaFood.meta.jurisdiction,
+      drafts: [...last.values()],
+      dataAsOf: parsed[0]!.dataAsOf,
+      observedAt: at,
+      setAside: parsed.flatMap((p) => p.setAside),
+    });
+  }
+
+  /**
+   * The same run prepared inline and on the worker thread; both must leave the same rows, and a run that
+   * completes the rows of {@link lastDrafts}. Returns the worker side's outcome.
+   */
   async function both(dir: string, at: string): Promise<SourceOutcome> {
     const a = await ingest(inline, dir, Number.POSITIVE_INFINITY, at);
     const b = await ingest(worker, dir, 0, at);
@@ -112,17 +138,30 @@ describe('records prepared on a worker thread', () => {
     assert.deepEqual(b, a);
     const [expected, actual] = await Promise.all([snapshot(inline.raw), snapshot(worker.raw)]);
     assert.equal(actual, expected, 'the worker thread wrote other rows than the inline run');
-    return (b as Extract<IngestResult, { status: 'completed' }>).sources[0]!;
+    const outcome = (b as Extract<IngestResult, { status: 'completed' }>).sources[0]!;
+    if (outcome.status === 'ok') {
+      await lastDrafts(dir, at);
+      assert.equal(actual, await snapshot(oracle.raw), 'the run wrote other rows than its last drafts');
+    }
+    return outcome;
   }
 
   before(async () => {
     root = mkdtempSync(join(tmpdir(), 'recalls-prepare-'));
     inline = await side('inline');
     worker = await side('worker');
+    oracle = await side('oracle');
+    await oracle.store.sources.register(
+      SOURCE_ADAPTERS.map((a) => ({
+        id: a.meta.id,
+        agency: a.meta.agency,
+        jurisdiction: a.meta.jurisdiction,
+      })),
+    );
   });
 
   after(async () => {
-    for (const s of [inline, worker]) {
+    for (const s of [inline, worker, oracle]) {
       await s.raw.close();
       await s.store.close();
       await s.db.drop();
@@ -137,11 +176,13 @@ describe('records prepared on a worker thread', () => {
       [
         ...range(80, 120).map((i) => fdaRecord(i)),
         fdaRecord(5, { product_description: 'TEST DATA repeated later' }),
+        // Listed again as it was: written once.
+        fdaRecord(7),
       ],
     ];
     const outcome = await both(mirror(root, 'first', pages), '2026-06-10T04:00:00.000Z');
     assert.equal(outcome.status, 'ok');
-    assert.equal(outcome.records, 121);
+    assert.equal(outcome.records, 122);
     assert.equal(outcome.inserted, 120);
     assert.equal(outcome.setAside, 1);
     const five = await worker.raw.db
@@ -162,17 +203,19 @@ describe('records prepared on a worker thread', () => {
       [changed(41, 'First word of the day.'), changed(41, 'Last word of the day.')],
       // Repeated unchanged after an amendment: it ends as it was stored, with no revision.
       [changed(42, 'Not the last word.'), fdaRecord(42)],
+      // Listed unchanged above, amended here: one revision.
+      [changed(43, 'A later word on it.')],
     ];
     const outcome = await both(mirror(root, 'second', pages), '2026-06-11T04:00:00.000Z');
     assert.equal(outcome.status, 'ok');
-    // Amended: 0, 10, 20, 30, 41, and 5, whose stored draft was the first run's later one.
-    assert.deepEqual([outcome.inserted, outcome.amended, outcome.unchanged], [0, 6, 114]);
+    // Amended: 0, 10, 20, 30, 41, 43, and 5, whose stored draft was the first run's later one.
+    assert.deepEqual([outcome.inserted, outcome.amended, outcome.unchanged], [0, 7, 113]);
     const revisions = await worker.raw.db
       .selectFrom('revisions')
       .select(['recall_id', 'changed_fields'])
       .orderBy('recall_id')
       .execute();
-    assert.equal(revisions.length, 6);
+    assert.equal(revisions.length, 7);
     const r41 = revisions.find((r) => r.recall_id.endsWith(String(fdaRecord(41)['recall_number'])));
     assert.ok(r41 !== undefined, 'record 41 has its revision');
     assert.match(r41.changed_fields, /Last word of the day/);
