@@ -83,6 +83,14 @@ export class IngestStore {
     conclude: () => ObservationTail,
   ): Promise<ApplyResult> {
     const result = await this.db.transaction().execute(async (trx) => {
+      // A write first, so that the transaction holds the write lock before it reads anything. On SQLite a
+      // transaction that has read cannot write once another connection has committed (SQLITE_BUSY_SNAPSHOT,
+      // which no busy timeout waits out), and batches arrive over time. The stamp is written again below.
+      await trx
+        .updateTable('sources')
+        .set({ last_attempt_at: head.observedAt })
+        .where('id', '=', head.sourceId)
+        .execute();
       const existing = new Map<string, { hash: string; revision: number }>();
       const rows = await trx
         .selectFrom('recalls')

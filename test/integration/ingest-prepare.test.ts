@@ -10,6 +10,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
+import { sql } from 'kysely';
 import type { RecallDraft } from '../../src/domain/recall.ts';
 import { recallId } from '../../src/domain/recall.ts';
 import { createArchive, readMirror } from '../../src/ingest/archive.ts';
@@ -22,8 +23,10 @@ import { SOURCE_ADAPTERS } from '../../src/ingest/registry.ts';
 import { usFdaFood } from '../../src/ingest/sources/us-fda-food/index.ts';
 import { openStore, type Store } from '../../src/store/database.ts';
 import type { Engine } from '../../src/store/engine.ts';
-import { createTestDatabase, openRawEngine, type TestDatabase } from '../support/database.ts';
+import { prepareRecall } from '../../src/store/recall-rows.ts';
+import { TEST_ENGINE, createTestDatabase, openRawEngine, type TestDatabase } from '../support/database.ts';
 import { fdaPage, fdaRecord } from '../support/fda-records.ts';
+import { draft } from '../support/service.ts';
 
 const SOURCE = 'us-fda-food';
 
@@ -274,5 +277,48 @@ describe('the page preparation thread', () => {
     await held;
     assert.equal(preparer.accepts(usFdaFood), true);
     assert.equal(preparer.accepts({ ...usFdaFood }), false);
+  });
+});
+
+describe('a source written while another connection writes', () => {
+  test('holds the write lock from its start: a commit elsewhere while pages are prepared fails nothing', async () => {
+    const root = mkdtempSync(join(tmpdir(), 'recalls-prepare-lock-'));
+    const db = await createTestDatabase(root);
+    const store = await openStore(db.database);
+    const other = openRawEngine(db.database);
+    try {
+      await store.sources.register([{ id: SOURCE, agency: 'FDA', jurisdiction: 'US' }]);
+      const origin = { sourceId: SOURCE, jurisdiction: 'US' };
+      let otherWrote: boolean | undefined;
+      async function* batches() {
+        // While the first page is still being prepared, another connection (an API node recording a
+        // receipt or its quota) commits. Given a moment only, not the 30 s busy timeout.
+        try {
+          if (TEST_ENGINE === 'sqlite') await sql`PRAGMA busy_timeout = 50`.execute(other.db);
+          await other.db
+            .updateTable('corpus_state')
+            .set({ updated_at: '2026-06-09T00:00:00.000Z' })
+            .execute();
+          otherWrote = true;
+        } catch (error) {
+          assert.match(String(error), /SQLITE_BUSY|database is locked/);
+          otherWrote = false;
+        }
+        yield [prepareRecall(origin, draft('F-0001-2026'))];
+      }
+      const result = await store.ingest.applyStream(
+        { ...origin, observedAt: '2026-06-10T04:00:00.000Z' },
+        batches(),
+        () => ({ dataAsOf: '2026-06-10', setAside: [] }),
+      );
+      assert.equal(result.inserted, 1);
+      // SQLite: the other writer waited on the source's transaction; PostgreSQL: its row was not locked.
+      assert.equal(otherWrote, TEST_ENGINE === 'postgres');
+    } finally {
+      await other.close();
+      await store.close();
+      await db.drop();
+      rmSync(root, { recursive: true, force: true });
+    }
   });
 });
