@@ -30,9 +30,9 @@ function ownCopy(bytes: Buffer): Buffer {
  */
 export const ANSWER_ENTRY_COST = 1024;
 
-/** The bytes an answer to `url` counts against the budget. */
-export function answerCost(url: string, answer: Buffer): number {
-  return answer.length + url.length + ANSWER_ENTRY_COST;
+/** What an answer of `bytes` to `url` counts against the budget. */
+export function answerCost(url: string, bytes: number): number {
+  return bytes + url.length + ANSWER_ENTRY_COST;
 }
 
 export class AnswerCache {
@@ -45,7 +45,7 @@ export class AnswerCache {
       budget > 0
         ? new LRUCache<string, Buffer>({
             maxSize: budget,
-            sizeCalculation: (answer, url) => answerCost(url, answer),
+            sizeCalculation: (answer, url) => answerCost(url, answer.length),
           })
         : undefined;
   }
@@ -58,9 +58,10 @@ export class AnswerCache {
   /** Keeps `url`'s answer at `version`: older than the version held is dropped, newer replaces all. */
   set(version: number, url: string, body: string | Buffer): void {
     const most = this.budget / 16;
-    if (this.answers === undefined || body.length + url.length + ANSWER_ENTRY_COST > most) return; // bytes ≥ characters
+    // Before encoding, on the characters: bytes ≥ characters.
+    if (this.answers === undefined || answerCost(url, body.length) > most) return;
     let answer = typeof body === 'string' ? Buffer.from(body, 'utf8') : body;
-    if (answerCost(url, answer) > most) return;
+    if (answerCost(url, answer.length) > most) return;
     // A small buffer is a slice of Node's shared 8 KB pool: kept as it is, it would hold the whole slab.
     if (answer.byteLength !== answer.buffer.byteLength) answer = ownCopy(answer);
     if (this.version === undefined || version > this.version) {

@@ -1,4 +1,5 @@
 /** Work shared between another thread and the calling one, its results taken in the items' order. */
+import { setImmediate as turn } from 'node:timers/promises';
 
 /**
  * How many items are under way on the other thread beyond the one awaited. With the calling thread's
@@ -32,7 +33,7 @@ export async function* inOrder<T, R>(
   };
   while (next < items.length || underWay.length > 0) {
     while (next < items.length && underWay.length <= AHEAD) start(remote);
-    // Results settle only once the other thread's messages are taken: a turn of the event loop.
+    // Results settle only once the other thread's messages are taken: one turn of the event loop.
     await turn();
     while (!underWay[0]!.settled && next < items.length && underWay.length <= 2 * AHEAD) {
       start(local);
@@ -40,9 +41,4 @@ export async function* inOrder<T, R>(
     }
     yield await underWay.shift()!.result;
   }
-}
-
-/** One turn of the event loop. */
-function turn(): Promise<void> {
-  return new Promise((resolve) => setImmediate(resolve));
 }

@@ -59,7 +59,7 @@ describe('AnswerCache', () => {
     const cache = new AnswerCache(ROOMY);
     const miss = '{"data":[],"meta":{"data_as_of":"2026-06-17","corpus_as_of":"2026-06-17T04:00:00Z"}}';
     for (let i = 0; i < 10_000; i++) cache.set(1, `/v1/lookup?upc=${100000000000 + i}`, miss);
-    const each = answerCost('/v1/lookup?upc=100000000000', Buffer.from(miss));
+    const each = answerCost('/v1/lookup?upc=100000000000', Buffer.byteLength(miss));
     assert.equal(each, miss.length + 27 + ANSWER_ENTRY_COST);
     assert.deepEqual(cache.size(), {
       answers: Math.floor(ROOMY / each),
