@@ -63,6 +63,19 @@ export interface Engine {
    * a Buffer), else as its text (PostgreSQL). For stored renderings that are only ever sent on (json-text.ts).
    */
   utf8(column: string): RawBuilder<string | Uint8Array>;
+  /**
+   * A text value as a JSON string, escaped byte for byte as `JSON.stringify` escapes it (SQLite `json_quote`,
+   * PostgreSQL `to_json(…)::text`; both write `\b \t \n \f \r` short and other controls as lower-case
+   * `\u00xx`, and leave the rest as it is). Never NULL for a non-NULL value.
+   */
+  jsonQuote(value: Expression<string>): RawBuilder<string>;
+  /**
+   * Aggregate: the group's texts joined by commas, in the order the rows come (from an ordered subquery), as
+   * bytes where the driver hands them over undecoded (see `utf8`); NULL for no row.
+   */
+  commaJoined(text: Expression<string>): RawBuilder<string | Uint8Array | null>;
+  /** Aggregate: each row's `values` as a JSON array, all of them in one JSON array text, in the same order. */
+  jsonRows(values: readonly Expression<unknown>[]): RawBuilder<string>;
   /** `column` is in `list` (encoded by `listParam`): `json_each(?)` on SQLite, `= any(?)` on PostgreSQL. */
   inList(column: Expression<string | null>, list: unknown): Expression<SqlBool>;
   /** `values` as one parameter for `inList` and `listRows`, each distinct value once (a set, in first-seen order). */

@@ -7,7 +7,16 @@ import type { JsonText } from '../domain/json-text.ts';
 import { assembleRecall, assembleRevision, type RecallParts } from '../domain/recall-json.ts';
 import { compile, StatementCache, type RowOf, type Statement } from './compiled.ts';
 import type { Engine } from './engine.ts';
+import {
+  compareListOrder,
+  pageOfJoined,
+  type JoinedRow,
+  type RecallPage,
+  type RecallPosition,
+} from './list-page.ts';
 import type { Database } from './schema.ts';
+
+export type { RecallPage, RecallPosition } from './list-page.ts';
 
 /** Filters of GET /v1/recalls, already validated. */
 export interface RecallFilters {
@@ -20,12 +29,6 @@ export interface RecallFilters {
   from?: string;
   /** Latest recall_date, inclusive (YYYY-MM-DD). */
   to?: string;
-}
-
-/** Keyset position in the newest-first order: the last row's sort date and id. */
-export interface RecallPosition {
-  sortDate: string;
-  id: string;
 }
 
 /** The filters in a fixed order, with their column and comparison. */
@@ -60,11 +63,21 @@ const recallSelection = (engine: Engine) =>
     engine.utf8('r.rendered_fields').as('rendered_fields'),
   ] as const;
 
+const fromRecalls = (db: Kysely<Database>) =>
+  db.selectFrom('recalls as r').innerJoin('sources as s', 's.id', 'r.source_id');
+
 const selectRecalls = (db: Kysely<Database>, engine: Engine) =>
-  db
-    .selectFrom('recalls as r')
-    .innerJoin('sources as s', 's.id', 'r.source_id')
-    .select(recallSelection(engine));
+  fromRecalls(db).select(recallSelection(engine));
+
+/**
+ * A recall's JSON in a list, put together by the database: what `assembleRecall` makes without identifiers or
+ * match, byte for byte (test/integration/rendered-answers.test.ts compares them). A page read this way hands
+ * the driver one value, not eleven a recall: making those values was most of a page's statement.
+ */
+const recallJson = (engine: Engine) => {
+  const q = (column: string) => engine.jsonQuote(sql.ref(column));
+  return sql<string>`concat('{"id":', ${q('r.id')}, ',"source":{"id":', ${q('r.source_id')}, ',"record_id":', ${q('r.record_id')}, ',"agency":', ${q('s.agency')}, ',"jurisdiction":', ${q('r.jurisdiction')}, '},', r.rendered_fields, ',"revision":', r.revision, ',"data_as_of":', ${engine.jsonQuote(sql`coalesce(s.data_as_of, r.last_seen_at)`)}, ',"first_seen_at":', ${q('r.first_seen_at')}, ',"last_seen_at":', ${q('r.last_seen_at')}, '}')`;
+};
 
 /** Recalls reached from the identifiers table, with the identifier that matched. */
 const selectMatches = (db: Kysely<Database>, engine: Engine) =>
@@ -76,7 +89,15 @@ const selectMatches = (db: Kysely<Database>, engine: Engine) =>
     .select(['i.kind as match_kind', 'i.normalized as match_normalized', 'i.confidence as match_confidence']);
 
 type RecallRow = RowOf<ReturnType<typeof selectRecalls>>;
+/** A list page as the database joins it: see `RecallsStore.joinedPage`. */
+interface JoinedPageRow {
+  joined: string | Uint8Array | null;
+  rows: string;
+}
 type MatchRow = RowOf<ReturnType<typeof selectMatches>>;
+
+/** A row's list position. */
+const positionOf = (row: RecallRow): RecallPosition => ({ sortDate: row.sort_date, id: row.id });
 
 /** A recall read for an answer: its JSON, assembled around the stored rendering, and its list position. */
 export interface RenderedRecall {
@@ -98,7 +119,7 @@ function rendered(row: RecallRow, extra: Pick<RecallParts, 'identifiers' | 'matc
   return {
     id: row.id,
     sourceId: row.source_id,
-    position: { sortDate: row.sort_date, id: row.id },
+    position: positionOf(row),
     json: assembleRecall({
       id: row.id,
       sourceId: row.source_id,
@@ -130,12 +151,6 @@ interface PageShape {
 }
 
 type PageParams = Required<RecallFilters> & RecallPosition & { ids: unknown };
-
-/** Newest publication first, then id: the list order. */
-function compareListOrder(a: RecallRow, b: RecallRow): number {
-  if (a.sort_date !== b.sort_date) return a.sort_date > b.sort_date ? -1 : 1;
-  return a.id < b.id ? -1 : a.id > b.id ? 1 : 0;
-}
 
 type BestMatch = { kind: IdentifierKind; normalized: string; confidence: Confidence };
 
@@ -193,6 +208,7 @@ export class RecallsStore {
   private readonly sourceById;
   private readonly revisionsOf;
   private readonly pages = new StatementCache<PageParams, RecallRow>(PAGE_SHAPES_KEPT);
+  private readonly joinedPages = new StatementCache<PageParams, JoinedPageRow>(PAGE_SHAPES_KEPT);
   private readonly counts = new StatementCache<Required<RecallFilters>, { n: string | number | bigint }>(
     2 ** FILTERS.length,
   );
@@ -223,50 +239,78 @@ export class RecallsStore {
   }
 
   /**
-   * The page statement of a shape. The page size is written in (a validated whole number) so a cached generic
-   * plan walks the order index rather than sorting every row; a start is a range `sort_date <= ?` on that
-   * index, so a page starts where the last ended, however deep.
+   * The recalls of a page shape, in list order, as many as it holds. The page size is written in (a validated
+   * whole number) so a cached generic plan walks the order index rather than sorting every row; a start is a
+   * range `sort_date <= ?` on that index, so a page starts where the last ended, however deep.
    */
-  private page(shape: PageShape): Statement<PageParams, RecallRow> {
+  private ordered(shape: PageShape, p: PageParams) {
     const { filters, byIds, after, rows } = shape;
     if (!Number.isSafeInteger(rows) || rows < 1) throw new Error(`bad page size ${rows}`);
-    const key = `${filters.map((f) => f[0]).join()}|${byIds}|${after}|${rows}`;
-    return this.pages.get(key, () =>
-      compile(this.engine, (p: PageParams) => {
-        let q = selectRecalls(this.db, this.engine);
-        if (filters.length > 0 || byIds || after)
-          q = q.where((eb) =>
-            eb.and([
-              ...filters.map(([name, column, op]) => eb(column, op, p[name])),
-              ...(byIds ? [this.engine.inList(eb.ref('r.id'), p.ids)] : []),
-              ...(after
-                ? [
-                    eb('r.sort_date', '<=', p.sortDate),
-                    eb.or([eb('r.sort_date', '<', p.sortDate), eb('r.id', '>', p.id)]),
-                  ]
-                : []),
-            ]),
-          );
-        return q.orderBy('r.sort_date', 'desc').orderBy('r.id', 'asc').limit(sql.lit(rows));
-      }),
+    let q = fromRecalls(this.db);
+    if (filters.length > 0 || byIds || after)
+      q = q.where((eb) =>
+        eb.and([
+          ...filters.map(([name, column, op]) => eb(column, op, p[name])),
+          ...(byIds ? [this.engine.inList(eb.ref('r.id'), p.ids)] : []),
+          ...(after
+            ? [
+                eb('r.sort_date', '<=', p.sortDate),
+                eb.or([eb('r.sort_date', '<', p.sortDate), eb('r.id', '>', p.id)]),
+              ]
+            : []),
+        ]),
+      );
+    return q.orderBy('r.sort_date', 'desc').orderBy('r.id', 'asc').limit(sql.lit(rows));
+  }
+
+  private static shapeKey({ filters, byIds, after, rows }: PageShape): string {
+    return `${filters.map((f) => f[0]).join()}|${byIds}|${after}|${rows}`;
+  }
+
+  /** The page statement of a shape: its recalls as rows. */
+  private page(shape: PageShape): Statement<PageParams, RecallRow> {
+    return this.pages.get(RecallsStore.shapeKey(shape), () =>
+      compile(this.engine, (p: PageParams) => this.ordered(shape, p).select(recallSelection(this.engine))),
+    );
+  }
+
+  /** The page statement of a shape as one row: its recalls' JSON joined, and each one's position and length. */
+  private joinedPage(shape: PageShape): Statement<PageParams, JoinedPageRow> {
+    const { engine } = this;
+    return this.joinedPages.get(RecallsStore.shapeKey(shape), () =>
+      compile(engine, (p: PageParams) =>
+        this.db
+          .selectFrom(
+            this.ordered(shape, p)
+              .select(['r.id', 'r.sort_date', 'r.source_id', recallJson(engine).as('json')])
+              .as('page'),
+          )
+          .select((eb) => [
+            engine.commaJoined(eb.ref('page.json')).as('joined'),
+            engine
+              .jsonRows([
+                eb.ref('page.sort_date'),
+                eb.ref('page.id'),
+                eb.ref('page.source_id'),
+                sql`octet_length(page.json)`,
+              ])
+              .as('rows'),
+          ]),
+      ),
     );
   }
 
   /** One page of recalls, newest publication first, undated last; `more` when another page exists. */
-  async list(
-    filters: RecallFilters,
-    limit: number,
-    after?: RecallPosition,
-  ): Promise<{ rows: RenderedRecall[]; more: boolean }> {
+  async list(filters: RecallFilters, limit: number, after?: RecallPosition): Promise<RecallPage> {
     const given = FILTERS.filter(([name]) => filters[name] !== undefined);
-    const statement = this.page({
+    const statement = this.joinedPage({
       filters: given,
       byIds: false,
       after: after !== undefined,
       rows: limit + 1,
     });
-    const rows = await statement.all({ ...filters, ...after } as PageParams);
-    return { rows: rows.slice(0, limit).map((r) => rendered(r)), more: rows.length > limit };
+    const [row] = await statement.all({ ...filters, ...after } as PageParams);
+    return pageOfJoined(row?.joined ?? null, JSON.parse(row?.rows ?? '[]') as JoinedRow[], limit);
   }
 
   /** Exact count of recalls matching the filters. */
@@ -395,7 +439,7 @@ export class RecallsStore {
           r.sort_date < after.sortDate ||
           (r.sort_date === after.sortDate && r.id > after.id),
       )
-      .sort(compareListOrder);
+      .sort((a, b) => compareListOrder(positionOf(a), positionOf(b)));
     return {
       rows: ordered.slice(0, limit).map((r) => rendered(r, { match: best.get(r.id)! })),
       more: ordered.length > limit,

@@ -301,9 +301,9 @@ describe('the sample data in samples/', { skip: sqliteOnly('reads its own SQLite
   });
 
   test('lists the samples newest first with the undated record last, classes mapped to severities', async () => {
-    const rows = (await store.recalls.list({ source: FDA_FOOD }, 200)).rows.map(
-      (r) => JSON.parse(jsonString(r.json)) as Recall,
-    );
+    const rows = JSON.parse(
+      jsonString((await store.recalls.list({ source: FDA_FOOD }, 200)).json),
+    ) as Recall[];
     assert.equal(rows.length, foodPage.results.length);
     const dated = rows.filter((r) => r.published_date !== null).map((r) => r.published_date!);
     assert.deepEqual(dated, [...dated].sort().reverse());

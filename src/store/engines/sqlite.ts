@@ -77,6 +77,10 @@ export function openSqlite(path: string): Engine {
     commits: { kind: 'data-version', read: () => dataVersion.get() as number },
     prepare,
     utf8: (column) => sql<Uint8Array>`CAST(${sql.ref(column)} AS BLOB)`,
+    jsonQuote: (value) => sql<string>`json_quote(${value})`,
+    // group_concat keeps the order of its input rows, as the ordered subquery gives them
+    commaJoined: (text) => sql<Uint8Array | null>`CAST(group_concat(${text}, ',') AS BLOB)`,
+    jsonRows: (values) => sql<string>`json_group_array(json_array(${sql.join(values)}))`,
     inList: (column, list) => sql<boolean>`${column} in (select value from json_each(${list}))`,
     listParam: (values) => JSON.stringify([...new Set(values)]),
     listRows: (list) => sql<{ value: string }>`json_each(${list})`.as('keys'),
