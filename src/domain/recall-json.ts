@@ -94,6 +94,11 @@ export interface RecallParts {
 
 const str = JSON.stringify;
 
+/** What ends a RecallMatch: its `match` and the closing brace. */
+export function renderMatchEnd(match: RecallMatchPart): string {
+  return `,"match":{"kind":${str(match.kind)},"normalized":${str(match.normalized)},"confidence":${str(match.confidence)}}}`;
+}
+
 /**
  * One recall's JSON (a Recall, or a RecallMatch with `match`): pieces around the stored text, joined once
  * when the answer is sent (json-text.ts).
@@ -101,10 +106,7 @@ const str = JSON.stringify;
 export function assembleRecall(p: RecallParts): JsonText {
   const head = `{"id":${str(p.id)},"source":{"id":${str(p.sourceId)},"record_id":${str(p.recordId)},"agency":${str(p.agency)},"jurisdiction":${str(p.jurisdiction)}},`;
   let tail = `,"revision":${p.revision},"data_as_of":${str(p.dataAsOf)},"first_seen_at":${str(p.firstSeenAt)},"last_seen_at":${str(p.lastSeenAt)}`;
-  const match =
-    p.match === undefined
-      ? '}'
-      : `,"match":{"kind":${str(p.match.kind)},"normalized":${str(p.match.normalized)},"confidence":${str(p.match.confidence)}}}`;
+  const match = p.match === undefined ? '}' : renderMatchEnd(p.match);
   if (p.identifiers === undefined) return [head, p.contentFields, tail + match];
   tail += ',"identifiers":';
   return [head, p.contentFields, tail, p.identifiers, match];

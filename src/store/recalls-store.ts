@@ -4,19 +4,21 @@ import type { Hit } from '../domain/check.ts';
 import { isMoreCertain, type Confidence, type IdentifierKind } from '../domain/identifiers/kinds.ts';
 import type { LookupKeys } from '../domain/identifiers/match-keys.ts';
 import type { JsonText } from '../domain/json-text.ts';
-import { assembleRecall, assembleRevision, type RecallParts } from '../domain/recall-json.ts';
+import { assembleRecall, assembleRevision, renderMatchEnd, type RecallParts } from '../domain/recall-json.ts';
 import { compile, StatementCache, type RowOf, type Statement } from './compiled.ts';
 import type { Engine } from './engine.ts';
 import {
   compareListOrder,
   pageOfJoined,
+  positionOfJoined,
+  splitJoined,
   type JoinedRow,
   type RecallPage,
   type RecallPosition,
-} from './list-page.ts';
+} from './joined-recalls.ts';
 import type { Database } from './schema.ts';
 
-export type { RecallPage, RecallPosition } from './list-page.ts';
+export type { RecallPage, RecallPosition } from './joined-recalls.ts';
 
 /** Filters of GET /v1/recalls, already validated. */
 export interface RecallFilters {
@@ -70,23 +72,67 @@ const selectRecalls = (db: Kysely<Database>, engine: Engine) =>
   fromRecalls(db).select(recallSelection(engine));
 
 /**
- * A recall's JSON in a list, put together by the database: what `assembleRecall` makes without identifiers or
- * match, byte for byte (test/integration/rendered-answers.test.ts compares them). A page read this way hands
- * the driver one value, not eleven a recall: making those values was most of a page's statement.
+ * A recall's JSON put together by the database: what `assembleRecall` makes without identifiers, byte for byte
+ * (test/integration/rendered-answers.test.ts compares them). `end` closes it: `}` for a Recall, nothing for a
+ * RecallMatch, whose match is added after (`renderMatchEnd`). Recalls read this way and joined (joined-recalls.ts)
+ * hand the driver one value, not eleven a recall: making those values was most of a page's statement.
  */
-const recallJson = (engine: Engine) => {
+const recallJson = (engine: Engine, end: '}' | '') => {
   const q = (column: string) => engine.jsonQuote(sql.ref(column));
-  return sql<string>`concat('{"id":', ${q('r.id')}, ',"source":{"id":', ${q('r.source_id')}, ',"record_id":', ${q('r.record_id')}, ',"agency":', ${q('s.agency')}, ',"jurisdiction":', ${q('r.jurisdiction')}, '},', r.rendered_fields, ',"revision":', r.revision, ',"data_as_of":', ${engine.jsonQuote(sql`coalesce(s.data_as_of, r.last_seen_at)`)}, ',"first_seen_at":', ${q('r.first_seen_at')}, ',"last_seen_at":', ${q('r.last_seen_at')}, '}')`;
+  return sql<string>`concat('{"id":', ${q('r.id')}, ',"source":{"id":', ${q('r.source_id')}, ',"record_id":', ${q('r.record_id')}, ',"agency":', ${q('s.agency')}, ',"jurisdiction":', ${q('r.jurisdiction')}, '},', r.rendered_fields, ',"revision":', r.revision, ',"data_as_of":', ${engine.jsonQuote(sql`coalesce(s.data_as_of, r.last_seen_at)`)}, ',"first_seen_at":', ${q('r.first_seen_at')}, ',"last_seen_at":', ${q('r.last_seen_at')}, ${sql.lit(end)})`;
 };
 
-/** Recalls reached from the identifiers table, with the identifier that matched. */
-const selectMatches = (db: Kysely<Database>, engine: Engine) =>
+/** Recalls reached from the identifiers table. */
+const fromMatches = (db: Kysely<Database>) =>
   db
     .selectFrom('identifiers as i')
     .innerJoin('recalls as r', 'r.id', 'i.recall_id')
-    .innerJoin('sources as s', 's.id', 'r.source_id')
-    .select(recallSelection(engine))
-    .select(['i.kind as match_kind', 'i.normalized as match_normalized', 'i.confidence as match_confidence']);
+    .innerJoin('sources as s', 's.id', 'r.source_id');
+
+type MatchQuery = ReturnType<typeof fromMatches>;
+
+/**
+ * The recalls that `query` reaches, each with the identifier that matched, as one row: their JSON up to its
+ * match, joined, and each one's position, source, length and match in the joined value's order.
+ */
+const joinMatches = (db: Kysely<Database>, engine: Engine, query: MatchQuery) =>
+  db
+    .selectFrom(
+      query
+        .select([
+          'r.id',
+          'r.sort_date',
+          'r.source_id',
+          'i.kind',
+          'i.normalized',
+          'i.confidence',
+          recallJson(engine, '').as('json'),
+        ])
+        .as('hit'),
+    )
+    .select((eb) => [
+      engine.commaJoined(eb.ref('hit.json')).as('joined'),
+      engine
+        .jsonRows([
+          eb.ref('hit.sort_date'),
+          eb.ref('hit.id'),
+          eb.ref('hit.source_id'),
+          sql`octet_length(hit.json)`,
+          eb.ref('hit.kind'),
+          eb.ref('hit.normalized'),
+          eb.ref('hit.confidence'),
+        ])
+        .as('rows'),
+    ]);
+
+/** A joined row of matches: a JoinedRow and the identifier that matched. */
+type JoinedMatchRow = [...JoinedRow, kind: IdentifierKind, normalized: string, confidence: Confidence];
+
+/** One matched recall of a joined value: its JSON up to its match, and the match. */
+interface JoinedMatch {
+  row: JoinedMatchRow;
+  json: Uint8Array;
+}
 
 type RecallRow = RowOf<ReturnType<typeof selectRecalls>>;
 /** A list page as the database joins it: see `RecallsStore.joinedPage`. */
@@ -94,7 +140,6 @@ interface JoinedPageRow {
   joined: string | Uint8Array | null;
   rows: string;
 }
-type MatchRow = RowOf<ReturnType<typeof selectMatches>>;
 
 /** A row's list position. */
 const positionOf = (row: RecallRow): RecallPosition => ({ sortDate: row.sort_date, id: row.id });
@@ -165,14 +210,22 @@ function byKeyColumn(db: Kysely<Database>, engine: Engine, column: 'i.match_key'
   return {
     // One key (the usual lookup) is a plain equality: PostgreSQL keeps one cached plan, not a list replanned.
     matchesOfKey: compile(engine, (p: { key: string }) =>
-      selectMatches(db, engine)
-        .where(column, '=', p.key)
-        .limit(sql.lit(JOIN_LIMIT + 1)),
+      joinMatches(
+        db,
+        engine,
+        fromMatches(db)
+          .where(column, '=', p.key)
+          .limit(sql.lit(JOIN_LIMIT + 1)),
+      ),
     ),
     matchesOfKeys: compile(engine, (p: { keys: unknown }) =>
-      selectMatches(db, engine)
-        .where((eb) => engine.inList(eb.ref(column), p.keys))
-        .limit(sql.lit(JOIN_LIMIT + 1)),
+      joinMatches(
+        db,
+        engine,
+        fromMatches(db)
+          .where((eb) => engine.inList(eb.ref(column), p.keys))
+          .limit(sql.lit(JOIN_LIMIT + 1)),
+      ),
     ),
     identifiers: compile(engine, (p: { keys: unknown }) =>
       db
@@ -282,7 +335,7 @@ export class RecallsStore {
         this.db
           .selectFrom(
             this.ordered(shape, p)
-              .select(['r.id', 'r.sort_date', 'r.source_id', recallJson(engine).as('json')])
+              .select(['r.id', 'r.sort_date', 'r.source_id', recallJson(engine, '}').as('json')])
               .as('page'),
           )
           .select((eb) => [
@@ -402,46 +455,45 @@ export class RecallsStore {
   }
 
   /** Identifier hits joined to their recalls, or undefined when there are too many to order here. */
-  private async matchRows(keys: LookupKeys): Promise<MatchRow[] | undefined> {
-    const out: MatchRow[] = [];
+  private async matchRows(keys: LookupKeys): Promise<JoinedMatch[] | undefined> {
+    const out: JoinedMatch[] = [];
     for (const [column, list] of this.keyColumns(keys)) {
       if (list.length === 0) continue;
-      const rows =
+      const [joined] =
         list.length === 1
           ? await column.matchesOfKey.all({ key: list[0]! })
           : await column.matchesOfKeys.all({ keys: this.engine.listParam(list) });
-      out.push(...rows);
+      const rows = JSON.parse(joined?.rows ?? '[]') as JoinedMatchRow[];
+      const pieces = splitJoined(joined?.joined ?? null, rows);
+      for (let i = 0; i < rows.length; i++) out.push({ row: rows[i]!, json: pieces[i]! });
       if (out.length > JOIN_LIMIT) return undefined;
     }
     return out;
   }
 
   private orderInMemory(
-    joined: MatchRow[],
+    joined: JoinedMatch[],
     limit: number,
     after: RecallPosition | undefined,
   ): { rows: RenderedRecall[]; more: boolean } {
     const best = new Map<string, BestMatch>();
-    const byId = new Map<string, MatchRow>();
-    for (const row of joined) {
-      keepBest(best, row.id, {
-        kind: row.match_kind,
-        normalized: row.match_normalized,
-        confidence: row.match_confidence,
-      });
-      byId.set(row.id, row);
+    const byId = new Map<string, JoinedMatch>();
+    for (const hit of joined) {
+      const [, id, , , kind, normalized, confidence] = hit.row;
+      keepBest(best, id, { kind, normalized, confidence });
+      byId.set(id, hit);
     }
-    // ids and sort dates are ASCII, so code-unit order is the engines' byte order
     const ordered = [...byId.values()]
-      .filter(
-        (r) =>
-          after === undefined ||
-          r.sort_date < after.sortDate ||
-          (r.sort_date === after.sortDate && r.id > after.id),
-      )
-      .sort((a, b) => compareListOrder(positionOf(a), positionOf(b)));
+      .map((hit) => ({ hit, position: positionOfJoined(hit.row) }))
+      .filter(({ position }) => after === undefined || compareListOrder(after, position) < 0)
+      .sort((a, b) => compareListOrder(a.position, b.position));
     return {
-      rows: ordered.slice(0, limit).map((r) => rendered(r, { match: best.get(r.id)! })),
+      rows: ordered.slice(0, limit).map(({ hit, position }) => ({
+        id: position.id,
+        sourceId: hit.row[2],
+        position,
+        json: [hit.json, renderMatchEnd(best.get(position.id)!)],
+      })),
       more: ordered.length > limit,
     };
   }

@@ -33,15 +33,18 @@ async function compare(
   return JSON.parse(body) as { data: unknown; meta: { next_cursor?: string | null } };
 }
 
-/** Walks a list to its end, comparing every page; returns the ids listed. */
+/** A listed item: a recall, or a lookup's match. */
+type Listed = { id: string; match?: { confidence: string } };
+
+/** Walks a list to its end, comparing every page; returns the items listed. */
 async function walk(
   s: TestService,
   reference: ObjectAnswers,
   key: string,
   path: string,
   shape: AnswerShape,
-): Promise<string[]> {
-  const ids: string[] = [];
+): Promise<Listed[]> {
+  const items: Listed[] = [];
   let next: string | null | undefined;
   do {
     const sep = path.includes('?') ? '&' : '?';
@@ -52,10 +55,10 @@ async function walk(
       next == null ? path : `${path}${sep}cursor=${encodeURIComponent(next)}`,
       shape,
     );
-    ids.push(...(page.data as { id: string }[]).map((r) => r.id));
+    items.push(...(page.data as Listed[]));
     next = page.meta.next_cursor;
   } while (next != null);
-  return ids;
+  return items;
 }
 
 /** Every stored (kind, value) pair of these recalls, read back through GET /v1/recalls/{id}. */
@@ -81,7 +84,7 @@ async function compareEverything(
   key: string,
   options: { lookups?: number } = {},
 ): Promise<{ recalls: number; lookups: number }> {
-  const ids = await walk(s, reference, key, '/v1/recalls?limit=200', 'list');
+  const ids = (await walk(s, reference, key, '/v1/recalls?limit=200', 'list')).map((r) => r.id);
   assert.ok(ids.length > 0);
   await walk(s, reference, key, '/v1/recalls?limit=7&include_total=true', 'list');
   await compare(s, reference, key, '/v1/recalls?source=us-fda-food&severity=medium', 'list');
@@ -232,6 +235,61 @@ describe('answers assembled from stored JSON equal the object-serialised answers
     });
     await compareEverything(s, reference, key);
   });
+});
+
+describe('lookups of an identifier many recalls share equal the object-serialised answers', () => {
+  let s: TestService;
+  let reference: ObjectAnswers;
+  let key: string;
+  /** Recalls sharing one UPC, ordered in memory (≤ 200 hits) and in SQL (more), over dates with ties. */
+  const shared = (upc: string, count: number, prefix: string): RecallDraft[] =>
+    Array.from({ length: count }, (_, i) =>
+      draft(`${prefix}-${String((i * 37) % count).padStart(3, '0')}`, {
+        published_date: i % 9 === 0 ? null : `2024-0${1 + (i % 5)}-1${i % 3}`,
+        identifiers: [
+          // the same normalised value printed another way (sorting first), less certain: the exact one is the match
+          ...(i % 4 === 0
+            ? [
+                {
+                  kind: 'upc' as const,
+                  value: `${upc.slice(0, 1)} ${upc.slice(1)}`,
+                  normalized: `00${upc}`,
+                  confidence: 'inferred' as const,
+                },
+              ]
+            : []),
+          { kind: 'upc', value: upc, normalized: `00${upc}`, confidence: 'exact' },
+        ],
+      }),
+    );
+
+  before(async () => {
+    s = await startService();
+    key = await s.key();
+    reference = await ObjectAnswers.open(s.config.database);
+    await s.seed(shared('012345678905', 150, 'IN-MEMORY'));
+    await s.seed(shared('036000291452', 205, 'IN-SQL'), { sourceId: 'us-cpsc' });
+  });
+  after(async () => {
+    await reference?.close();
+    await s?.close();
+  });
+
+  for (const [upc, count] of [
+    ['012345678905', 150],
+    ['036000291452', 205],
+  ] as const) {
+    test(`for ${count} recalls, walked 40 at a time`, async () => {
+      const items = await walk(s, reference, key, `/v1/identifiers/upc/${upc}?limit=40`, 'matches');
+      assert.equal(items.length, count);
+      assert.equal(new Set(items.map((r) => r.id)).size, count, 'each recall once');
+      assert.deepEqual(
+        new Set(items.map((r) => r.match?.confidence)),
+        new Set(['exact']),
+        'the surest match',
+      );
+    });
+  }
 });
 
 describe(

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { jsonString } from '../../../src/domain/json-text.ts';
-import { pageOfJoined, type JoinedRow } from '../../../src/store/list-page.ts';
+import { pageOfJoined, type JoinedRow } from '../../../src/store/joined-recalls.ts';
 
 /** Three recalls' JSON joined as a database would, with their rows, in the order given. */
 function joined(recalls: { sortDate: string; id: string; source: string }[]): {
