@@ -1,5 +1,5 @@
 /** Read queries over recalls, identifiers and revisions, compiled once; callers get domain shapes. */
-import { sql, type Kysely } from 'kysely';
+import { sql, type AliasedSelectQueryBuilder, type Kysely } from 'kysely';
 import type { Hit } from '../domain/check.ts';
 import { isMoreCertain, type Confidence, type IdentifierKind } from '../domain/identifiers/kinds.ts';
 import type { LookupKeys } from '../domain/identifiers/match-keys.ts';
@@ -91,39 +91,53 @@ const fromMatches = (db: Kysely<Database>) =>
 
 type MatchQuery = ReturnType<typeof fromMatches>;
 
+/** What a joined statement's subquery selects, as `j`: each recall's list position, source and JSON. */
+type JoinedSource = AliasedSelectQueryBuilder<
+  { id: string; sort_date: string; source_id: string; json: string },
+  'j'
+>;
+
 /**
- * The recalls that `query` reaches, each with the identifier that matched, as one row: their JSON up to its
- * match, joined, and each one's position, source, length and match in the joined value's order.
+ * The recalls `rows` selects, as one row: their JSON joined, and each one's `[sort_date, id, source_id, byte
+ * length, ...extra]` in the joined value's order (joined-recalls.ts).
  */
-const joinMatches = (db: Kysely<Database>, engine: Engine, query: MatchQuery) =>
+const joinedOf = (db: Kysely<Database>, engine: Engine, rows: JoinedSource, extra: readonly string[] = []) =>
   db
-    .selectFrom(
-      query
-        .select([
-          'r.id',
-          'r.sort_date',
-          'r.source_id',
-          'i.kind',
-          'i.normalized',
-          'i.confidence',
-          recallJson(engine, '').as('json'),
-        ])
-        .as('hit'),
-    )
-    .select((eb) => [
-      engine.commaJoined(eb.ref('hit.json')).as('joined'),
+    .selectFrom(rows)
+    .select([
+      engine.commaJoined(sql.ref('j.json')).as('joined'),
       engine
         .jsonRows([
-          eb.ref('hit.sort_date'),
-          eb.ref('hit.id'),
-          eb.ref('hit.source_id'),
-          sql`octet_length(hit.json)`,
-          eb.ref('hit.kind'),
-          eb.ref('hit.normalized'),
-          eb.ref('hit.confidence'),
+          sql.ref('j.sort_date'),
+          sql.ref('j.id'),
+          sql.ref('j.source_id'),
+          sql`octet_length(j.json)`,
+          ...extra.map((column) => sql.ref(`j.${column}`)),
         ])
         .as('rows'),
     ]);
+
+/**
+ * The recalls that `query` reaches, each with the identifier that matched, as one row: their JSON up to its
+ * match, joined, and each one's position, source, length and match.
+ */
+const joinMatches = (db: Kysely<Database>, engine: Engine, query: MatchQuery) =>
+  joinedOf(
+    db,
+    engine,
+    query
+      .select([
+        'r.id',
+        'r.sort_date',
+        'r.source_id',
+        'i.kind',
+        'i.normalized',
+        'i.confidence',
+        recallJson(engine, '').as('json'),
+      ])
+      .as('j'),
+    ['kind', 'normalized', 'confidence'],
+  );
 
 /** A joined row of matches: a JoinedRow and the identifier that matched. */
 type JoinedMatchRow = [...JoinedRow, kind: IdentifierKind, normalized: string, confidence: Confidence];
@@ -135,11 +149,8 @@ interface JoinedMatch {
 }
 
 type RecallRow = RowOf<ReturnType<typeof selectRecalls>>;
-/** A list page as the database joins it: see `RecallsStore.joinedPage`. */
-interface JoinedPageRow {
-  joined: string | Uint8Array | null;
-  rows: string;
-}
+/** Recalls as the database joins them: see `joinedOf`. */
+type JoinedRecalls = RowOf<ReturnType<typeof joinedOf>>;
 
 /** A row's list position. */
 const positionOf = (row: RecallRow): RecallPosition => ({ sortDate: row.sort_date, id: row.id });
@@ -261,7 +272,7 @@ export class RecallsStore {
   private readonly sourceById;
   private readonly revisionsOf;
   private readonly pages = new StatementCache<PageParams, RecallRow>(PAGE_SHAPES_KEPT);
-  private readonly joinedPages = new StatementCache<PageParams, JoinedPageRow>(PAGE_SHAPES_KEPT);
+  private readonly joinedPages = new StatementCache<PageParams, JoinedRecalls>(PAGE_SHAPES_KEPT);
   private readonly counts = new StatementCache<Required<RecallFilters>, { n: string | number | bigint }>(
     2 ** FILTERS.length,
   );
@@ -328,27 +339,17 @@ export class RecallsStore {
   }
 
   /** The page statement of a shape as one row: its recalls' JSON joined, and each one's position and length. */
-  private joinedPage(shape: PageShape): Statement<PageParams, JoinedPageRow> {
+  private joinedPage(shape: PageShape): Statement<PageParams, JoinedRecalls> {
     const { engine } = this;
     return this.joinedPages.get(RecallsStore.shapeKey(shape), () =>
       compile(engine, (p: PageParams) =>
-        this.db
-          .selectFrom(
-            this.ordered(shape, p)
-              .select(['r.id', 'r.sort_date', 'r.source_id', recallJson(engine, '}').as('json')])
-              .as('page'),
-          )
-          .select((eb) => [
-            engine.commaJoined(eb.ref('page.json')).as('joined'),
-            engine
-              .jsonRows([
-                eb.ref('page.sort_date'),
-                eb.ref('page.id'),
-                eb.ref('page.source_id'),
-                sql`octet_length(page.json)`,
-              ])
-              .as('rows'),
-          ]),
+        joinedOf(
+          this.db,
+          engine,
+          this.ordered(shape, p)
+            .select(['r.id', 'r.sort_date', 'r.source_id', recallJson(engine, '}').as('json')])
+            .as('j'),
+        ),
       ),
     );
   }
