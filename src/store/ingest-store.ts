@@ -190,6 +190,11 @@ export class IngestStore {
   /** A record new in this run and listed again with other content: its row and identifiers as last listed. */
   private async rewrite(trx: Transaction<Database>, record: PreparedRecall) {
     await trx.updateTable('recalls').set(preparedColumns(record)).where('id', '=', record.id).execute();
+    await this.replaceIdentifiers(trx, record);
+  }
+
+  /** A stored record's identifier rows replaced by the record's. */
+  private async replaceIdentifiers(trx: Transaction<Database>, record: PreparedRecall) {
     await trx.deleteFrom('identifiers').where('recall_id', '=', record.id).execute();
     await this.engine.insertRows(trx, 'identifiers', IDENTIFIER_COLUMNS, record.identifiers);
   }
@@ -211,10 +216,7 @@ export class IngestStore {
       .set({ ...preparedColumns(record), revision, last_seen_at: head.observedAt })
       .where('id', '=', record.id)
       .execute();
-    if ('identifiers' in changed) {
-      await trx.deleteFrom('identifiers').where('recall_id', '=', record.id).execute();
-      await this.engine.insertRows(trx, 'identifiers', IDENTIFIER_COLUMNS, record.identifiers);
-    }
+    if ('identifiers' in changed) await this.replaceIdentifiers(trx, record);
     await trx
       .insertInto('revisions')
       .values({

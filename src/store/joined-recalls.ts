@@ -84,26 +84,24 @@ export function pageOfJoined(
   limit: number,
 ): RecallPage {
   const pieces = splitJoined(joined, rows);
+  const positions = rows.map(positionOfJoined);
   let order = rows.map((_, i) => i);
-  const inOrder = order.every(
-    (i) => i === 0 || compareListOrder(positionOfJoined(rows[i - 1]!), positionOfJoined(rows[i]!)) < 0,
-  );
-  if (!inOrder)
-    order = order.sort((a, b) => compareListOrder(positionOfJoined(rows[a]!), positionOfJoined(rows[b]!)));
+  const inOrder = positions.every((p, i) => i === 0 || compareListOrder(positions[i - 1]!, p) < 0);
+  if (!inOrder) order = order.sort((a, b) => compareListOrder(positions[a]!, positions[b]!));
   const kept = order.slice(0, limit);
   let data: JsonText;
   if (inOrder && kept.length > 0) {
-    const first = pieces[0]!;
-    const last = pieces[kept.length - 1]!;
-    data = new Uint8Array(first.buffer, first.byteOffset, last.byteOffset + last.length - first.byteOffset);
+    const head = pieces[0]!;
+    const tail = pieces[kept.length - 1]!;
+    data = new Uint8Array(head.buffer, head.byteOffset, tail.byteOffset + tail.length - head.byteOffset);
   } else {
     data = kept.flatMap((i, n) => (n === 0 ? [pieces[i]!] : [',', pieces[i]!]));
   }
-  const lastRow = kept.length === 0 ? undefined : rows[kept[kept.length - 1]!]!;
+  const last = kept.length === 0 ? undefined : positions[kept[kept.length - 1]!]!;
   return {
     json: ['[', data, ']'],
     count: kept.length,
-    ...(lastRow === undefined ? {} : { last: positionOfJoined(lastRow) }),
+    ...(last === undefined ? {} : { last }),
     sourceIds: [...new Set(kept.map((i) => rows[i]![2]))],
     more: rows.length > limit,
   };
