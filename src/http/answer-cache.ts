@@ -6,6 +6,7 @@
  */
 import fp from 'fastify-plugin';
 import { LRUCache } from 'lru-cache';
+import { routeConfig } from './context.ts';
 
 /** The media type of every JSON answer, as Fastify writes it. */
 const JSON_CONTENT_TYPE = 'application/json; charset=utf-8';
@@ -85,7 +86,7 @@ export const answerCache = fp<{ budget: number }>(
     // A callback hook: nothing is awaited, so no promise per request.
     app.addHook('preHandler', (request, reply, done) => {
       const version = request.corpusVersion;
-      if (!isRead(request.method) || request.routeOptions.config.etag !== 'corpus' || version === undefined)
+      if (!isRead(request.method) || routeConfig(request).etag !== 'corpus' || version === undefined)
         return done();
       const answer = answers.get(version, request.url);
       if (answer === undefined) return done();
@@ -97,7 +98,7 @@ export const answerCache = fp<{ budget: number }>(
         reply.statusCode === 200 &&
         !request.cachedAnswer &&
         request.corpusVersion !== undefined &&
-        request.routeOptions.config.etag === 'corpus' &&
+        routeConfig(request).etag === 'corpus' &&
         isRead(request.method) &&
         (typeof payload === 'string' || Buffer.isBuffer(payload))
       )

@@ -1,5 +1,5 @@
 /** Fastify augmentations for what gates attach to a request and routes declare; the HTTP layer's inputs. */
-import type { FastifyRequest } from 'fastify';
+import type { FastifyContextConfig, FastifyRequest } from 'fastify';
 import type { Config, Plan } from '../config.ts';
 import type { SourceMeta } from '../ingest/source.ts';
 import type { Store } from '../store/database.ts';
@@ -65,6 +65,8 @@ declare module 'fastify' {
     corpusTag: CorpusTag | undefined;
     /** Whether the answer was sent from the answer cache (and so is not kept again). */
     cachedAnswer: boolean;
+    /** The route's config, once read (`routeConfig`). */
+    routeConfig: FastifyContextConfig | undefined;
   }
 }
 
@@ -80,8 +82,16 @@ export interface AppDeps {
   logger?: boolean | Record<string, unknown>;
 }
 
+/**
+ * The route's config, read from Fastify once per request: its `routeOptions` getter builds a new object of
+ * thirteen fields on every read, and the gates ask for the config about ten times a request.
+ */
+export function routeConfig(request: FastifyRequest): FastifyContextConfig {
+  return (request.routeConfig ??= request.routeOptions.config);
+}
+
 /** The route's key rule when its key is checked at all (not public, not an undeclared route). */
 export function keyRule(request: FastifyRequest): 'key' | 'optional-key' | undefined {
-  const { access } = request.routeOptions.config;
+  const { access } = routeConfig(request);
   return access === 'public' ? undefined : access;
 }

@@ -6,24 +6,16 @@
  */
 import type { FastifyReply } from 'fastify';
 import fp from 'fastify-plugin';
-import { LRUCache } from 'lru-cache';
 import type { Config, Plan } from '../../config.ts';
 import { andThen, settle } from '../../domain/maybe-promise.ts';
 import { keyRule } from '../context.ts';
+import { memoized } from '../memo.ts';
 import { ProblemError } from '../problems.ts';
 import type { BurstDecision, BurstLimiter } from './burst-limiter.ts';
 
 /** Whether a client address is burst-exempt, remembered for the last 10,000 addresses (a BlockList check allocates). */
 function exemptions(config: Config): (ip: string) => boolean {
-  const known = new LRUCache<string, boolean>({ max: 10_000 });
-  return (ip) => {
-    let exempt = known.get(ip);
-    if (exempt === undefined) {
-      exempt = config.burstExempt.check(ip, ip.includes(':') ? 'ipv6' : 'ipv4');
-      known.set(ip, exempt);
-    }
-    return exempt;
-  };
+  return memoized(10_000, (ip: string) => config.burstExempt.check(ip, ip.includes(':') ? 'ipv6' : 'ipv4'));
 }
 
 /** Writes the RateLimit headers of `limit` and throws 429 when the count is over it. */

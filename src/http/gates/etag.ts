@@ -5,22 +5,37 @@
  */
 import { createHash } from 'node:crypto';
 import fp from 'fastify-plugin';
-import { LRUCache } from 'lru-cache';
 import { keyRule, type CorpusTag } from '../context.ts';
 
 function weakTag(...parts: (string | number)[]): string {
   return `W/"${createHash('sha1').update(parts.join('\u0000')).digest('base64url').slice(0, 22)}"`;
 }
 
-/** `weakTag` of corpus-backed responses, remembered for the last 20,000 (version, key part, URL). */
-export function corpusTagCache(): (version: number, keyPart: string, url: string) => CorpusTag {
-  const cache = new LRUCache<string, CorpusTag>({ max: 20_000 });
+/** Corpus tags a node keeps: those of the newest version it has served, at most this many. */
+export const CORPUS_TAGS_KEPT = 20_000;
+
+/**
+ * `weakTag` of corpus-backed responses, remembered for the newest version asked for: at most `max` (key part,
+ * URL) pairs, the oldest made dropped first. A tag asked for at an older version (a request that read the
+ * version before an ingest committed) is made again and not kept, so it is never `answered` early.
+ */
+export function corpusTagCache(
+  max = CORPUS_TAGS_KEPT,
+): (version: number, keyPart: string, url: string) => CorpusTag {
+  let kept = -1;
+  let tags = new Map<string, CorpusTag>();
   return (version, keyPart, url) => {
-    const k = `${version}\u0000${keyPart}\u0000${url}`;
-    let entry = cache.get(k);
+    if (version !== kept) {
+      if (version < kept) return { tag: weakTag(version, keyPart, url), answered: false };
+      kept = version;
+      tags = new Map();
+    }
+    const k = keyPart === '' ? url : `${keyPart}\u0000${url}`;
+    let entry = tags.get(k);
     if (entry === undefined) {
+      if (tags.size >= max) tags.delete(tags.keys().next().value!);
       entry = { tag: weakTag(version, keyPart, url), answered: false };
-      cache.set(k, entry);
+      tags.set(k, entry);
     }
     return entry;
   };

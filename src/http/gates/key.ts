@@ -10,6 +10,7 @@ import { hashApiKey, looksLikeApiKey } from '../../domain/api-keys.ts';
 import { settle } from '../../domain/maybe-promise.ts';
 import type { Authentication } from '../../store/keys-store.ts';
 import { keyRule, type AppDeps } from '../context.ts';
+import { memoized } from '../memo.ts';
 import { ProblemError } from '../problems.ts';
 
 /** Key hashes whose last lookup on this node is remembered, for the burst gate. */
@@ -43,7 +44,8 @@ function presentedKey(request: FastifyRequest): Presented {
 }
 
 /**
- * Reads the key headers, refusing nothing and asking no database: the key's hash goes to `request.keyHash`;
+ * Reads the key headers, refusing nothing and asking no database: the key's hash goes to `request.keyHash`
+ * (each of the last REMEMBERED_KEYS keys presented is hashed once, its hash kept in the node's memory);
  * `request.burstPlan` is the free plan without a usable key, else the plan its last lookup on this node found
  * (LRU of REMEMBERED_KEYS). It sets only the burst limit: validity and revocation are always looked up.
  */
@@ -53,6 +55,9 @@ export const keyReading = fp<{ config: Config; plans: RememberedPlans }>(
     app.decorateRequest('keyHash', undefined);
     app.decorateRequest('burstPlan', undefined);
     app.decorateRequest('corpusVersion', undefined);
+    app.decorateRequest('routeConfig', undefined);
+    // One SHA-256 per key presented, not per request: the hash is what every lookup is keyed by.
+    const hashOf = memoized(REMEMBERED_KEYS, hashApiKey);
     app.addHook('onRequest', (request, _reply, done) => {
       if (keyRule(request) === undefined) {
         request.auth = { state: 'missing' };
@@ -64,7 +69,7 @@ export const keyReading = fp<{ config: Config; plans: RememberedPlans }>(
         request.burstPlan = config.plans.free;
         return done();
       }
-      request.keyHash = hashApiKey(presented.key);
+      request.keyHash = hashOf(presented.key);
       request.burstPlan = plans.get(request.keyHash);
       done();
     });

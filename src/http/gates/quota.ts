@@ -10,7 +10,7 @@ import type { Plan } from '../../config.ts';
 import { usageMonthKeeper, type Metered } from '../../domain/meters.ts';
 import { andThen, settle, type MaybePromise } from '../../domain/maybe-promise.ts';
 import { LEASE_SHARE } from '../../domain/quota-lease.ts';
-import type { AppDeps, CorpusTag } from '../context.ts';
+import { routeConfig, type AppDeps, type CorpusTag } from '../context.ts';
 import { ProblemError } from '../problems.ts';
 import { QuotaLedger, type LeaseHold } from '../quota-ledger.ts';
 import { corpusVersionOf } from '../route-context.ts';
@@ -56,7 +56,7 @@ export const quotaGate = fp<{ deps: AppDeps; now: () => Date }>(
     app.decorateRequest('quotaHold', undefined);
     app.decorateRequest('corpusTag', undefined);
     const isTagged = (request: FastifyRequest) => {
-      const mode = request.routeOptions.config.etag;
+      const mode = routeConfig(request).etag;
       return (
         (request.method === 'GET' || request.method === 'HEAD') &&
         (mode === 'corpus' || mode === 'corpus-key')
@@ -106,7 +106,7 @@ export const quotaGate = fp<{ deps: AppDeps; now: () => Date }>(
       const { auth } = request;
       const version = corpusVersionOf(request, deps.store);
       const keyPart =
-        request.routeOptions.config.etag === 'corpus-key' && auth.state === 'valid'
+        routeConfig(request).etag === 'corpus-key' && auth.state === 'valid'
           ? deps.store.checks.latestCheckId(auth.key.id).then((latest) => `${auth.key.id}:${latest}`)
           : '';
       return andThen(version, (v) =>
