@@ -3,12 +3,13 @@
  * receipt), set at the quota gate; the rest hash their body here. A 304 only ever stands for a 200: the
  * handler's, or at the quota gate one already answered at this version (`CorpusTag.answered`).
  */
-import { createHash } from 'node:crypto';
 import fp from 'fastify-plugin';
+import { sha256 } from '../../domain/sha256.ts';
 import { keyRule, type CorpusTag } from '../context.ts';
 
+/** A weak tag from the SHA-256 of its parts (22 base64url characters, 132 bits). */
 function weakTag(...parts: (string | number)[]): string {
-  return `W/"${createHash('sha1').update(parts.join('\u0000')).digest('base64url').slice(0, 22)}"`;
+  return `W/"${sha256(parts.join('\u0000'), 'base64url').slice(0, 22)}"`;
 }
 
 /** Corpus tags a node keeps: those of the newest version it has served, at most this many. */
@@ -16,26 +17,33 @@ export const CORPUS_TAGS_KEPT = 20_000;
 
 /**
  * `weakTag` of corpus-backed responses, remembered for the newest version asked for: at most `max` (key part,
- * URL) pairs, the oldest made dropped first. A tag asked for at an older version (a request that read the
- * version before an ingest committed) is made again and not kept, so it is never `answered` early.
+ * URL) pairs in two generations of `max / 2`. A tag is kept while it is used within the last `max / 2` new
+ * pairs; when the newer generation is full it becomes the older one and the older is dropped (each step
+ * O(1), no entry deleted one by one). A tag asked for at an older version (a request that read the version
+ * before an ingest committed) is made again and not kept, so it is never `answered` early.
  */
 export function corpusTagCache(
   max = CORPUS_TAGS_KEPT,
 ): (version: number, keyPart: string, url: string) => CorpusTag {
   let kept = -1;
-  let tags = new Map<string, CorpusTag>();
+  let recent = new Map<string, CorpusTag>();
+  let older = new Map<string, CorpusTag>();
   return (version, keyPart, url) => {
     if (version !== kept) {
       if (version < kept) return { tag: weakTag(version, keyPart, url), answered: false };
       kept = version;
-      tags = new Map();
+      recent = new Map();
+      older = new Map();
     }
     const k = keyPart === '' ? url : `${keyPart}\u0000${url}`;
-    let entry = tags.get(k);
+    let entry = recent.get(k);
     if (entry === undefined) {
-      if (tags.size >= max) tags.delete(tags.keys().next().value!);
-      entry = { tag: weakTag(version, keyPart, url), answered: false };
-      tags.set(k, entry);
+      entry = older.get(k) ?? { tag: weakTag(version, keyPart, url), answered: false };
+      if (recent.size >= max / 2) {
+        older = recent;
+        recent = new Map();
+      }
+      recent.set(k, entry);
     }
     return entry;
   };
