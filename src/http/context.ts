@@ -65,8 +65,8 @@ declare module 'fastify' {
     corpusTag: CorpusTag | undefined;
     /** Whether the answer was sent from the answer cache (and so is not kept again). */
     cachedAnswer: boolean;
-    /** The route's config, once read (`routeConfig`). */
-    routeConfig: FastifyContextConfig | undefined;
+    /** The route's options, once read (`routeOptionsOf`). */
+    routeOptionsRead: FastifyRequest['routeOptions'] | undefined;
   }
 }
 
@@ -83,11 +83,16 @@ export interface AppDeps {
 }
 
 /**
- * The route's config, read from Fastify once per request: its `routeOptions` getter builds a new object of
- * thirteen fields on every read, and the gates ask for the config about ten times a request.
+ * The route's options, read from Fastify once per request: its `routeOptions` getter builds a new object of
+ * thirteen fields on every read, and the gates ask for the route's config about ten times a request.
  */
+export function routeOptionsOf(request: FastifyRequest): FastifyRequest['routeOptions'] {
+  return (request.routeOptionsRead ??= request.routeOptions);
+}
+
+/** The route's config (`routeOptionsOf`). */
 export function routeConfig(request: FastifyRequest): FastifyContextConfig {
-  return (request.routeConfig ??= request.routeOptions.config);
+  return routeOptionsOf(request).config;
 }
 
 /** The route's key rule when its key is checked at all (not public, not an undeclared route). */

@@ -55,7 +55,7 @@ export const keyReading = fp<{ config: Config; plans: RememberedPlans }>(
     app.decorateRequest('keyHash', undefined);
     app.decorateRequest('burstPlan', undefined);
     app.decorateRequest('corpusVersion', undefined);
-    app.decorateRequest('routeConfig', undefined);
+    app.decorateRequest('routeOptionsRead', undefined);
     // One SHA-256 per key presented, not per request: the hash is what every lookup is keyed by.
     const hashOf = memoized(REMEMBERED_KEYS, hashApiKey);
     app.addHook('onRequest', (request, _reply, done) => {

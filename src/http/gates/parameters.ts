@@ -6,6 +6,7 @@
  */
 import type { FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
+import { routeOptionsOf } from '../context.ts';
 import { invalidParameter } from '../problems.ts';
 
 interface QueryRules {
@@ -83,7 +84,7 @@ function enforceTextParams(request: FastifyRequest): void {
 export const parametersGate = fp(
   async (app) => {
     app.addHook('preValidation', (request, _reply, done) => {
-      const { config, schema } = request.routeOptions;
+      const { config, schema } = routeOptionsOf(request);
       if (config.access !== undefined) {
         try {
           enforceTextParams(request);
