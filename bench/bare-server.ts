@@ -4,9 +4,15 @@
  * buffer (the cheapest way to send them: no per-request encoding, as the answer cache sends). bench/run.ts
  * captures the service's answer (status, content type, body) and sets it here with `PUT /answer` before the
  * row; `/bare` then answers it to any method (a JSON request body is parsed, as the service parses it).
- * `PORT=… node --import tsx bench/bare-server.ts`.
+ *
+ * With `BARE_REQUEST_LOG=1` the same route writes the service's request log line (its logger at the default
+ * level to standard output, its log controller and request ids): the floor of a service that logs each
+ * request as `npm start` does, with nothing else of the service.
+ * `PORT=… [BARE_REQUEST_LOG=1] node --import tsx bench/bare-server.ts`.
  */
 import Fastify from 'fastify';
+import pino from 'pino';
+import { requestLogging } from '../src/http/access-log.ts';
 
 interface Answer {
   status: number;
@@ -14,7 +20,12 @@ interface Answer {
   body: string;
 }
 
-const app = Fastify({ logger: false, bodyLimit: 64 * 1024 * 1024 });
+const logged = process.env.BARE_REQUEST_LOG === '1';
+const app = Fastify({
+  bodyLimit: 64 * 1024 * 1024,
+  // As src/cli/runtime.ts makes the service's logger for `serve`.
+  ...(logged ? { loggerInstance: pino({ level: 'info' }, pino.destination(1)), ...requestLogging() } : {}),
+});
 let answer: Answer = { status: 200, type: 'application/json; charset=utf-8', body: '{"data":[]}' };
 let bytes = Buffer.from(answer.body, 'utf8');
 app.put('/answer', async (request) => {
@@ -26,5 +37,5 @@ app.all('/bare', async (_request, reply) =>
   answer.status === 304 ? reply.code(304).send() : reply.code(answer.status).type(answer.type).send(bytes),
 );
 await app.listen({ port: Number(process.env.PORT ?? 0), host: '127.0.0.1' });
-process.stdout.write(`listening ${app.server.address() && JSON.stringify(app.server.address())}\n`);
+process.stderr.write(`listening ${app.server.address() && JSON.stringify(app.server.address())}\n`);
 process.on('SIGTERM', () => void app.close().then(() => process.exit(0)));

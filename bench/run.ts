@@ -269,38 +269,54 @@ async function load(nodes: Proc[], s: Scenario) {
   };
 }
 
+/** The bare routes a row is measured against: without any log, and with the service's request log line. */
+interface Bare {
+  plain: Proc;
+  logged: Proc;
+}
+
+/** Sets a bare server's route to serve `answer`. */
+async function serveOnBare(bare: Proc, answer: Answer): Promise<void> {
+  const set = await fetch(`${bare.url}/answer`, {
+    method: 'PUT',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(answer),
+  });
+  if (!set.ok) throw new Error(`bare server refused the answer: ${set.status}`);
+}
+
 /**
- * One row: the bare route serving the bytes the node answers for this row, then the scenario on the node in
- * its default configuration, then on the node with the quota unmetered, back to back with the same settings,
- * so that the ratios compare runs made under the same conditions (other load on the machine drifts).
+ * One row: the bare route serving the bytes the node answers for this row, the same route writing the
+ * service's request log line, then the scenario on the node in its default configuration, then on the node
+ * with the quota unmetered, back to back with the same settings, so that the ratios compare runs made under
+ * the same conditions (other load on the machine drifts).
  */
 async function measure(
   targets: Target[],
   scenario: Scenario,
   withTimes: boolean,
   keys: RowKeys,
-  bare?: Proc,
+  bare?: Bare,
 ): Promise<Row> {
   const metered = targets.map((t) => t.metered);
   const s = await withKey(scenario, metered[0]!, keys.metered);
-  let bareRps: number | undefined;
-  let bareCpuUs: number | undefined;
-  let bareBytes: number | undefined;
+  const floors: Pick<Row, 'bareRps' | 'bareCpuUs' | 'bareBytes' | 'loggedBareRps' | 'loggedBareCpuUs'> = {};
   if (bare !== undefined) {
     const answer = await captureAnswer(metered[0]!.url, s);
-    bareBytes = Buffer.byteLength(answer.body);
-    const set = await fetch(`${bare.url}/answer`, {
-      method: 'PUT',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify(answer),
-    });
-    if (!set.ok) throw new Error(`bare server refused the answer: ${set.status}`);
-    const b = await load([bare], { ...s, path: '/bare', nextPath: undefined });
-    bareRps = b.rps;
-    bareCpuUs = b.cpuUs;
+    floors.bareBytes = Buffer.byteLength(answer.body);
+    const onBare = { ...s, path: '/bare', nextPath: undefined };
+    await serveOnBare(bare.plain, answer);
+    const b = await load([bare.plain], onBare);
+    floors.bareRps = b.rps;
+    floors.bareCpuUs = b.cpuUs;
+    await serveOnBare(bare.logged, answer);
+    const l = await load([bare.logged], onBare);
+    floors.loggedBareRps = l.rps;
+    floors.loggedBareCpuUs = l.cpuUs;
   }
   const m = await load(metered, s);
-  const row: Row = { name: s.name, nodes: metered.length, ...m, bareRps, bareCpuUs, bareBytes };
+  const row: Row = { name: s.name, nodes: metered.length, ...m, ...floors };
+  const { bareRps, bareBytes } = floors;
   const unmetered = targets.map((t) => t.unmetered).filter((t) => t !== undefined);
   if (unmetered.length === targets.length) {
     const u = await load(unmetered, await withKey(scenario, unmetered[0]!, keys.unmetered));
@@ -313,6 +329,7 @@ async function measure(
         ? ''
         : `  bare ${bareRps.toFixed(0)} req/s, ${bareBytes} B (ratio ${(row.rps / bareRps).toFixed(2)}` +
           (row.unmetered === undefined ? '' : `, unmetered ${(row.unmetered.rps / bareRps).toFixed(2)}`) +
+          `; bare with the request log ${(floors.loggedBareRps! / bareRps).toFixed(2)}` +
           ')') +
       `  cpu ${row.cpuUs!.toFixed(0)} us/req (bare ${row.bareCpuUs?.toFixed(0)})` +
       (row.serverP50 === undefined ? '' : `  server p50 ${row.serverP50.toFixed(2)} ms`) +
@@ -506,7 +523,12 @@ async function main(): Promise<void> {
   };
   const unmeteredEnv = { ...defaults, RECALLS_PLAN_SCALE_REQUESTS: 'unmetered' };
   const uncachedEnv = { RECALLS_ANSWER_CACHE_MB: '0' };
-  const bare = await startProcess(['--import', 'tsx', `${BENCH_DIR}/bare-server.ts`], {}, '/bare', 'bare');
+  const bareArgs = ['--import', 'tsx', `${BENCH_DIR}/bare-server.ts`];
+  const bare: Bare = {
+    plain: await startProcess(bareArgs, {}, '/bare', 'bare'),
+    // Its request log written to /dev/null, as the service's is.
+    logged: await startProcess(bareArgs, { BARE_REQUEST_LOG: '1' }, '/bare', 'bare-logged', true),
+  };
   const serve = (env: Record<string, string>, name: string) =>
     startProcess([BIN, 'serve'], env, '/v1/health', name, true);
   const service: Target = {
@@ -545,7 +567,7 @@ async function main(): Promise<void> {
   const rss = {
     service: Math.max(peakRss(service.metered), peakRss(service.unmetered!)),
     uncached: Math.max(peakRss(uncached.metered), peakRss(uncached.unmetered!)),
-    bare: peakRss(bare),
+    bare: peakRss(bare.plain),
   };
   await stop(uncached.metered);
   await stop(uncached.unmetered!);
@@ -563,7 +585,8 @@ async function main(): Promise<void> {
   }
   await stop(service.metered);
   await stop(service.unmetered!);
-  await stop(bare);
+  await stop(bare.plain);
+  await stop(bare.logged);
 
   const ingest = values['skip-ingest'] ? undefined : await ingestBench();
 

@@ -23,6 +23,12 @@ export interface Row {
   bareBytes?: number;
   /** The same row on a node whose scale quota is unmetered (otherwise the default configuration). */
   unmetered?: { rps: number; cpuUs: number; latencyP50: number; unexpected: number };
+  /**
+   * The same bare route writing the service's request log line (its logger, controller and request ids),
+   * measured right after the bare route: the floor of any service that logs each request by default.
+   */
+  loggedBareRps?: number;
+  loggedBareCpuUs?: number;
   /** Server CPU time per request (user + system, µs), of the service and of the bare route. */
   cpuUs?: number;
   bareCpuUs?: number;
@@ -90,18 +96,22 @@ export const SERVICE_CONFIGURATION =
 const OLD_CONFIGURATION =
   'service with LOG_LEVEL=warn, scale key with RECALLS_PLAN_SCALE_REQUESTS=unmetered, loopback burst-exempt; the bare route answering a small JSON object';
 
+/** The logged bare route's req/s over the bare route's: the most a service with the request log can reach. */
+const ratioLogged = (r: Row | undefined) =>
+  r?.bareRps === undefined || r.loggedBareRps === undefined ? NaN : r.loggedBareRps / r.bareRps;
+
 const ratioUnmetered = (r: Row | undefined) =>
   r?.bareRps === undefined || r.unmetered === undefined ? NaN : r.unmetered.rps / r.bareRps;
 
 function table(run: RunResult): string[] {
   const out = [
-    '| scenario | nodes | req/s (median) | bare route req/s, same bytes (bytes) | ratio to bare | unmetered: req/s, ratio | server CPU µs/request (bare; unmetered) | latency p50 / p99 (ms) | server time p50 / p99 (ms, 1 connection) | client time p50 (ms, 1 connection) | unexpected answers |',
-    '| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
+    '| scenario | nodes | req/s (median) | bare route req/s, same bytes (bytes) | ratio to bare | unmetered: req/s, ratio | bare route with the request log: req/s, ratio to bare | server CPU µs/request (bare; unmetered; bare with the log) | latency p50 / p99 (ms) | server time p50 / p99 (ms, 1 connection) | client time p50 (ms, 1 connection) | unexpected answers |',
+    '| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
   ];
   for (const r of run.rows) {
     const u = r.unmetered;
     out.push(
-      `| ${r.name} | ${r.nodes} | ${f0(r.rps)} | ${f0(r.bareRps)}${r.bareBytes === undefined ? '' : ` (${r.bareBytes})`} | ${ratioOf(r).toFixed(2)} | ${u === undefined ? '–' : `${f0(u.rps)}, ${ratioUnmetered(r).toFixed(2)}`} | ${f0(r.cpuUs)} (${f0(r.bareCpuUs)}; ${f0(u?.cpuUs)}) | ${r.latencyP50} / ${r.latencyP99} | ${f2(r.serverP50)} / ${f2(r.serverP99)} | ${f2(r.clientP50)} | ${r.unexpected + (u?.unexpected ?? 0)} |`,
+      `| ${r.name} | ${r.nodes} | ${f0(r.rps)} | ${f0(r.bareRps)}${r.bareBytes === undefined ? '' : ` (${r.bareBytes})`} | ${ratioOf(r).toFixed(2)} | ${u === undefined ? '–' : `${f0(u.rps)}, ${ratioUnmetered(r).toFixed(2)}`} | ${r.loggedBareRps === undefined ? '–' : `${f0(r.loggedBareRps)}, ${ratioLogged(r).toFixed(2)}`} | ${f0(r.cpuUs)} (${f0(r.bareCpuUs)}; ${f0(u?.cpuUs)}${r.loggedBareCpuUs === undefined ? '' : `; ${f0(r.loggedBareCpuUs)}`}) | ${r.latencyP50} / ${r.latencyP99} | ${f2(r.serverP50)} / ${f2(r.serverP99)} | ${f2(r.clientP50)} | ${r.unexpected + (u?.unexpected ?? 0)} |`,
     );
   }
   return out;
@@ -116,11 +126,16 @@ export const NEW_MISS = 'lookup, miss, a new identifier each request';
 export const NOT_MODIFIED = 'lookup, 304 (If-None-Match)';
 export const CHECK = 'POST /v1/checks, 1000 identifiers';
 
-/** "ratio % (unmetered %)" of a row. */
+/** "ratio % (unmetered %; the logged bare route %)" of a row. */
 function pct(r: Row | undefined): string {
   if (r === undefined) return 'not measured';
   const u = ratioUnmetered(r);
-  return `${(100 * ratioOf(r)).toFixed(0)} %${Number.isNaN(u) ? '' : ` (unmetered ${(100 * u).toFixed(0)} %)`}`;
+  const l = ratioLogged(r);
+  const beside = [
+    ...(Number.isNaN(u) ? [] : [`unmetered ${(100 * u).toFixed(0)} %`]),
+    ...(Number.isNaN(l) ? [] : [`the bare route with the request log alone ${(100 * l).toFixed(0)} %`]),
+  ];
+  return `${(100 * ratioOf(r)).toFixed(0)} %${beside.length === 0 ? '' : ` (${beside.join('; ')})`}`;
 }
 
 /**

@@ -10,8 +10,7 @@ import Ajv from 'ajv';
 import addFormats from 'ajv-formats';
 import type { Server } from 'node:http';
 import Fastify, { type FastifyHttpOptions, type FastifyInstance } from 'fastify';
-import { randomBase62 } from '../domain/api-keys.ts';
-import { AccessLog } from './access-log.ts';
+import { requestLogging } from './access-log.ts';
 import { answerCache } from './answer-cache.ts';
 import { closeAfterAnswer } from './closing.ts';
 import type { AppDeps } from './context.ts';
@@ -49,29 +48,12 @@ function validators() {
   return { coercing, exact };
 }
 
-/** Request ids `req_` + 16 base62: 8 random per process, then a counter (no random bytes per request). */
-function requestIds(): () => string {
-  const ALPHABET = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
-  const prefix = `req_${randomBase62(8)}`;
-  let n = 0;
-  return () => {
-    let x = n++;
-    let tail = '';
-    for (let i = 0; i < 8; i++) {
-      tail = ALPHABET[x % 62]! + tail;
-      x = Math.floor(x / 62);
-    }
-    return prefix + tail;
-  };
-}
-
 /** The HTTP server, gates, routes and reference pages, ready to listen. */
 export async function buildApp(deps: AppDeps): Promise<App> {
   const now = deps.clock ?? (() => new Date());
   const options: FastifyHttpOptions<Server> = {
     logger: deps.logger ?? false,
-    // One line per request instead of Fastify's two.
-    logController: new AccessLog(),
+    ...requestLogging(),
     trustProxy: deps.config.trustProxy,
     bodyLimit: BODY_LIMIT,
     // A request (headers and body) must arrive within the timeout; Fastify's default is none.
@@ -83,8 +65,6 @@ export async function buildApp(deps: AppDeps): Promise<App> {
       connectionsCheckingInterval: TIMEOUT_CHECK_MS,
     },
     routerOptions: { maxParamLength: 4096, ignoreTrailingSlash: false },
-    genReqId: requestIds(),
-    requestIdHeader: false,
     return503OnClosing: false,
     clientErrorHandler: answerClientError,
     // Errors the router raises before any route runs (bad percent-encoding, …) become problems too.
