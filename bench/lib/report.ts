@@ -262,7 +262,9 @@ export function renderResults(dir: string): string {
     'what each row does. Load generator: autocannon in the benchmark process, on loopback, the same settings',
     'for every row. req/s is the median of the per-second counts; "ratio to bare" divides by the bare',
     'Fastify JSON route measured right before that row with the same settings (the machine is shared, so',
-    "its load drifts between rows). Server time is the service's own `Server-Timing`",
+    'its load drifts between rows). "bare route with the request log" is the same route writing the service\'s',
+    'request log line, measured right after it: the most a service that logs each request can reach.',
+    "Server time is the service's own `Server-Timing`",
     '(onRequest to onSend), read over sequential requests on one connection after the load row.',
     '',
   ];
