@@ -3,7 +3,7 @@
  * harm over its cause). Clauses naming the harm ("posing a fall hazard") are tried before the whole
  * text, since CPSC describes the mechanism first.
  */
-import { LRUCache } from 'lru-cache';
+import { memoized } from './memo.ts';
 import type { HazardCategory } from './taxonomy.ts';
 
 /** One row of the hazard table: the category and the wordings that name it. */
@@ -334,17 +334,11 @@ function firstMatch(text: string): number {
 }
 
 /** Texts already classified: one wording recurs across a recall event's products, and the table is costly. */
-const memo = new LRUCache<string, HazardCategory>({ max: 4096 });
+const classified = memoized(4096, (text: string) => ({ category: classify(text) }));
 
 /** The canonical hazard category: null for no text, `other` when no rule names it. */
 export function classifyHazard(text: string | null): HazardCategory | null {
-  if (text === null) return null;
-  let category: HazardCategory | null | undefined = memo.get(text);
-  if (category === undefined) {
-    category = classify(text);
-    if (category !== null) memo.set(text, category);
-  }
-  return category;
+  return text === null ? null : classified(text).category;
 }
 
 function classify(text: string): HazardCategory | null {

@@ -9,7 +9,7 @@ import fp from 'fastify-plugin';
 import type { Config, Plan } from '../../config.ts';
 import { andThen, settle } from '../../domain/maybe-promise.ts';
 import { keyRule } from '../context.ts';
-import { memoized } from '../memo.ts';
+import { memoized } from '../../domain/memo.ts';
 import { ProblemError } from '../problems.ts';
 import type { BurstDecision, BurstLimiter } from './burst-limiter.ts';
 

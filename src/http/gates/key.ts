@@ -10,7 +10,7 @@ import { hashApiKey, looksLikeApiKey } from '../../domain/api-keys.ts';
 import { settle } from '../../domain/maybe-promise.ts';
 import type { Authentication } from '../../store/keys-store.ts';
 import { keyRule, type AppDeps } from '../context.ts';
-import { memoized } from '../memo.ts';
+import { memoized } from '../../domain/memo.ts';
 import { ProblemError } from '../problems.ts';
 
 /** Key hashes whose last lookup on this node is remembered, for the burst gate. */

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { memoized } from '../../../src/http/memo.ts';
+import { memoized } from '../../../src/domain/memo.ts';
 
 test('a memoised function computes each input once while it is among the last `max` used', () => {
   const calls: string[] = [];

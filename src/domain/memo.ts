@@ -1,4 +1,4 @@
-/** Bounded memoisation for the request path: what a gate computes from a request value, kept per value. */
+/** Bounded memoisation: what is computed from a value (a key, an address, a text), kept per value. */
 import { LRUCache } from 'lru-cache';
 
 /**
