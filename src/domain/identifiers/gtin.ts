@@ -17,6 +17,16 @@ export function checkedGtin(code: string, what = ''): GtinResult {
   return { ok: true, normalized: code.padStart(14, '0') };
 }
 
+/** A 12-digit UPC-A whose leading zeros a spreadsheet dropped (it stores the column as a number). */
+function lostZeros(digits: string): GtinResult {
+  const upcA = digits.padStart(12, '0');
+  const lost = 12 - digits.length;
+  return checkedGtin(
+    upcA,
+    `read as UPC-A ${upcA} that lost ${lost} leading zero${lost === 1 ? '' : 's'}, the `,
+  );
+}
+
 function byLength(kind: GtinKind, digits: string): GtinResult {
   switch (digits.length) {
     case 14:
@@ -27,23 +37,19 @@ function byLength(kind: GtinKind, digits: string): GtinResult {
       const upcA = kind === 'upc' ? expandUpcE(digits) : undefined;
       return upcA ? checkedGtin(upcA, `UPC-E expanded to UPC-A ${upcA}, but its `) : checkedGtin(digits);
     }
-    case 11:
-      // A UPC-A whose leading zero a spreadsheet dropped.
-      return checkedGtin(`0${digits}`, 'read as a UPC-A that lost its leading zero, the ');
     case 10: {
+      // An ISBN-10 first (never for `upc`); otherwise, like 9 and 11, a padded UPC-A.
       const isbn13 = kind === 'upc' ? undefined : isbn10ToIsbn13(digits);
       if (isbn13) return { ok: true, normalized: isbn13.padStart(14, '0') };
-      return reject(
-        'invalid_length',
-        kind === 'upc'
-          ? '10 digits is not a UPC length (12 digits, 8 for a UPC-E)'
-          : '10 digits is neither a valid ISBN-10 nor a GTIN length (8, 12, 13 or 14 digits)',
-      );
+      return lostZeros(digits);
     }
+    case 9:
+    case 11:
+      return lostZeros(digits);
     default:
       return reject(
         'invalid_length',
-        `${digits.length} digit${digits.length === 1 ? '' : 's'} is not a GTIN length (8, 12, 13 or 14 digits)`,
+        `${digits.length} digit${digits.length === 1 ? '' : 's'} is not a GTIN length (8 to 14 digits)`,
       );
   }
 }
@@ -56,7 +62,7 @@ function fromGs1(parsed: Gs1ParseResult): GtinResult {
 
 /**
  * Spaces, hyphens, dots go; GS1 syntax yields its AI 01. 8 digits are UPC-E for `upc` (0/1 first),
- * 11 a UPC-A missing its zero, 10 an ISBN-10 (not `upc`). A check digit is never repaired.
+ * 9–11 a UPC-A missing leading zeros, 10 first an ISBN-10 (not `upc`). A check digit is never repaired.
  */
 export function normaliseGtin(kind: GtinKind, value: string): GtinResult {
   const text = value.trim();

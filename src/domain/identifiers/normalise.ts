@@ -10,6 +10,27 @@ import { normaliseVin } from './vin.ts';
 /** Longest value (and NFKC form), in UTF-16 units; longer is `invalid_length` unread, bounding the work. */
 export const MAX_VALUE_LENGTH = 512;
 
+// eslint-disable-next-line no-control-regex -- the control characters are what is looked for
+const CONTROL = /[\u0000-\u001f\u007f]/;
+// eslint-disable-next-line no-control-regex
+const CONTROL_BUT_GS = /[\u0000-\u001c\u001e\u001f\u007f]/;
+/** A GS1 element string or scan, where GS (U+001D, FNC1) ends a variable-length field. */
+const GS1_WITH_GS = /^(?:\](?:C1|e0|d2|Q3|J1)|\(\d{2,4}\)|\d{2,4})/;
+
+/** Control characters are `invalid_characters`, but for GS inside a GS1 element string or scan of a GS1 kind. */
+function refuseControls(kind: string, text: string): Normalised | undefined {
+  if (!CONTROL.test(text)) return undefined;
+  const gs1Kind = kind === 'gtin' || kind === 'upc' || kind === 'ean' || kind === 'udi';
+  if (gs1Kind && !CONTROL_BUT_GS.test(text) && GS1_WITH_GS.test(text)) return undefined;
+  const code = CONTROL.exec(text)![0].charCodeAt(0).toString(16).toUpperCase().padStart(4, '0');
+  return reject(
+    'invalid_characters',
+    code === '001D'
+      ? 'contains GS (U+001D), which only a GS1 element string or scan of a gtin, upc, ean or udi may hold'
+      : `contains the control character U+${code}`,
+  );
+}
+
 /**
  * Normalises a value of `kind` (any case) to its canonical form (14-digit GTIN, `hibcc:<DI>` …) or
  * a rejection with `detail`; NFKC, trim and label stripping first, placeholders are `empty`. Never guesses.
@@ -34,6 +55,8 @@ export function normaliseIdentifier(kind: string, value: string): Normalised {
       `the value is longer than ${MAX_VALUE_LENGTH} characters once normalised (Unicode NFKC)`,
     );
   }
+  const control = refuseControls(k, cleaned);
+  if (control) return control;
   const { value: text, label } = stripLabel(cleaned);
   if (text === '')
     return reject('empty', label === null ? 'the value is empty' : `nothing follows the label "${label}"`);

@@ -2,7 +2,8 @@
  * Gate 3, parameters (400), before schema validation: unknown and repeated query parameters are refused,
  * never ignored (the declared properties are the whole list; a repeat is ambiguous); integers must be decimal
  * digits (coercion would take `0x10`, `1e1`, `+5`, ` 5`, `2.0`); control characters (U+0000–U+001F) in a path
- * or query are refused: no id, filter or identifier holds one, and PostgreSQL's text refuses NUL.
+ * or query are refused, but for GS (U+001D), which a scanned GS1 element string holds: no id, filter or other
+ * identifier holds one, and PostgreSQL's text refuses NUL.
  */
 import type { FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
@@ -67,8 +68,10 @@ function enforceStrictQuery(request: FastifyRequest, { allowed, integers }: Quer
   if (integers.length > 0) enforceDecimal(query, integers);
 }
 
+// GS (U+001D) ends a field of a scanned GS1 element string, so it passes here and the identifier normaliser
+// decides where it may stand.
 // eslint-disable-next-line no-control-regex -- the control characters are what is refused
-const CONTROL = /[\u0000-\u001f]/;
+const CONTROL = /[\u0000-\u001c\u001e\u001f]/;
 
 function refuseControls(name: string, value: unknown, what: string): void {
   if (typeof value === 'string' && CONTROL.test(value))

@@ -97,23 +97,33 @@ describe('GTIN rules (gtin, upc, ean)', () => {
     rejected('upc', '012000007897X', 'invalid_characters');
   });
   test('lengths', () => {
-    rejected('gtin', '123456789', 'invalid_length', /9 digits/);
+    rejected('gtin', '1234567', 'invalid_length', /7 digits/);
     rejected('gtin', '123456789012345', 'invalid_length');
-    rejected('upc', '0471117099', 'invalid_length', /UPC/);
   });
   test('check digits are verified, never repaired', () => {
     rejected('gtin', '7501031311308', 'invalid_check_digit', /^check digit does not verify \(expected 9\)$/);
     rejected('ean', '02345674', 'invalid_check_digit', /expected 3/);
     rejected('gtin', '00208851107345', 'invalid_check_digit', /expected 7/);
   });
-  test('11 digits: a UPC-A that lost its leading zero, only if its check digit holds', () => {
+  test('9 to 11 digits: a UPC-A whose leading zeros a spreadsheet dropped, only if its check digit holds', () => {
     assert.equal(ok('upc', '12000007897').normalized, '00012000007897');
-    rejected('upc', '12000007896', 'invalid_check_digit', /leading zero.*expected 7/);
+    rejected('upc', '12000007896', 'invalid_check_digit', /lost 1 leading zero,.*expected 7/);
+    assert.equal(ok('upc', '9303000090').normalized, '00009303000090');
+    assert.equal(ok('gtin', '9303000090').normalized, '00009303000090');
+    assert.equal(ok('ean', '100000009').normalized, '00000100000009');
+    rejected(
+      'gtin',
+      '123456789',
+      'invalid_check_digit',
+      /UPC-A 000123456789 that lost 3 leading zeros.*expected 4/,
+    );
+    rejected('upc', '0471117099', 'invalid_check_digit', /lost 2 leading zeros/);
   });
   test('10 digits: ISBN-10 to 978 for ean and gtin only', () => {
     assert.equal(ok('ean', '0-471-11709-9').normalized, '09780471117094');
     assert.equal(ok('gtin', '080442957X').normalized, '09780804429573');
-    rejected('ean', '0471117098', 'invalid_length');
+    // Neither a valid ISBN-10 nor, padded, a valid UPC-A.
+    rejected('ean', '0471117098', 'invalid_check_digit');
     rejected('upc', '080442957X', 'invalid_characters');
   });
   test('UPC-E only for upc; gtin reads 8 digits as GTIN-8', () => {
