@@ -5,6 +5,7 @@
  * Items are compared on their match keys after normalisation, so `KX-200A/BK` labelled as a
  * model matches `KX200ABK` extracted as a model, and a UPC matches the same code as a GTIN.
  */
+import { createHash } from 'node:crypto';
 import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -39,6 +40,18 @@ export function loadTruth(dir = TRUTH_DIR): TruthRecord[] {
     .flatMap(
       (name) => (JSON.parse(readFileSync(join(dir, name), 'utf8')) as { records: TruthRecord[] }).records,
     );
+}
+
+/** The two parts of the truth set: rules are written from `development` only; `validation` is only counted. */
+export type TruthPart = 'development' | 'validation';
+
+/**
+ * The fixed split: a record is `validation` when the first byte of SHA-256(`<source> <record id>`) is a
+ * multiple of 3 (about one record in three), so a record newly labelled joins its part by the same rule.
+ */
+export function partOf(record: Pick<TruthRecord, 'source' | 'record_id'>): TruthPart {
+  const first = createHash('sha256').update(`${record.source} ${record.record_id}`).digest()[0]!;
+  return first % 3 === 0 ? 'validation' : 'development';
 }
 
 /** The match key of a kind and value, or null when the value does not normalise. */
