@@ -80,7 +80,7 @@ const SEPARATORS = new Set([
   'y',
   'et',
 ]);
-/** Words between the ends of a range: "VF34618193 thru VF34618322", "0815 - 1253". */
+/** Words between the ends of a range: "VF34618193 thru VF34618322", "0815 - 1253" (and "between … and …"). */
 const RANGE_WORDS = new Set(['thru', 'through', 'to', '~', '-', '–', '—', 'until', 'till', 'al', 'a', 'au']);
 /** Words before a value that make it an open bound or fragment: "starting with FC32", "ending in 211". */
 const BOUND_BEFORE =
@@ -165,7 +165,12 @@ const COMMON_CAPITALS = new Set([
   'MINI',
   'LITE',
   'NOTE',
+  'ASIN',
+  'FNSKU',
 ]);
+
+/** A verb after a list's last code: its short capital group belongs to the code ("40513 ABX are"). */
+const VERB_AFTER = /^(?:is|are|was|were|has|have|had)$/;
 
 /** Header words of a table whose two columns hold the two ends of a range. */
 const PAIRED_COLUMNS = /\b(?:range|from|start(?:ing)?|first|begin(?:ning)?)\b/i;
@@ -326,9 +331,11 @@ export class CodeRunReader {
   ): { column: number; value: string; next: number; alternate?: boolean } | null {
     const t = this.tokens[i];
     if (t === undefined) return null;
-    // In a list after a model label, capitals alone ("MPISUS"), unless a brand heading the next label.
+    // In a list after a model label, capitals alone ("MPISUS"), unless a brand heading the next label or a
+    // word right after a code ("DWA8280HRT DEWALT Elite").
     if (
       !table &&
+      !/\d/.test(this.tokens[i - 1]?.text ?? '') &&
       LETTER_CODE.test(t.text) &&
       !COMMON_CAPITALS.has(t.text) &&
       !this.capitals &&
@@ -386,17 +393,23 @@ export class CodeRunReader {
       const value = `${t.text} ${this.tokens[i + 1]!.text}`;
       if (normaliseIdentifier(columns[lot]!.kind, value).ok) return { column: lot, value, next: i + 2 };
     }
+    // A quoted name that starts with a code: the model "Hover-1 Helix".
+    if (/^["“‘']$/.test(this.tokens[i - 1]?.text ?? '') && /^\p{Lu}?\p{Ll}+$/u.test(next?.text ?? ''))
+      return null;
     const text = withoutAlternateSuffix(t.text);
     const fits = columns.flatMap((c, index) => (this.fits(text, c, table) ? [index] : []));
     if (fits.length === 0) return null;
-    // In a list, a code may end in a short capital group: "MG10X CV".
+    // In a list, a code may end in a short capital group: "MG10X CV", "40513 ABX are".
     const after = this.tokens[i + 2];
     if (
       !table &&
       next !== undefined &&
       /^[A-Z]{2,3}$/.test(next.text) &&
       this.text.slice(t.end, next.start) === ' ' &&
-      (after === undefined || /^[,;.)]$/.test(after.text) || SEPARATORS.has(after.text.toLowerCase()))
+      (after === undefined ||
+        /^[,;.)]$/.test(after.text) ||
+        SEPARATORS.has(after.text.toLowerCase()) ||
+        VERB_AFTER.test(after.text))
     ) {
       return { column: fits[0]!, value: `${text} ${next.text}`, next: i + 2 };
     }
@@ -478,6 +491,10 @@ export class CodeRunReader {
     const end = this.grouped(i) ? i + 2 : i + 1;
     const next = this.tokens[end]?.text.toLowerCase() ?? '';
     const other = this.tokens[end + 1]?.text ?? '';
+    // "between A2001 and A2310".
+    if (/^between$/i.test(prev) && next === 'and' && /\d/.test(other)) {
+      return this.grouped(end + 1) ? end + 3 : end + 2;
+    }
     // "N00265 - 03/31/2025" is a lot and its expiry, not a range.
     if (RANGE_WORDS.has(next) && /\d/.test(other) && !isDayDate(other)) {
       return this.grouped(end + 1) ? end + 3 : end + 2;

@@ -153,6 +153,19 @@ function isTrapCode(value: string): boolean {
   );
 }
 
+/** Two ends of a range glued by a dash: `21/3-23/10`, `07/2020-09/2021`, `40012000-40098999`. */
+function isGluedRange(value: string): boolean {
+  const parts = value.split('-');
+  if (parts.length !== 2) return false;
+  const [a, b] = parts as [string, string];
+  const shape = (v: string) => v.replace(/[A-Za-z]+/g, 'A').replace(/\d+/g, '9');
+  if (shape(a) !== shape(b)) return false;
+  return a.includes('/') || (a.length === b.length && a.length >= 7 && a < b);
+}
+
+/** Marketplace listing codes, never a lot: an Amazon ASIN (`B0…`) or FNSKU (`X00…`). */
+const MARKETPLACE_CODE = /^(?:B0(?=[0-9A-Z]*[A-Z])[0-9A-Z]{8}$|X00[0-9A-Z]{7})/;
+
 /** Letters and digits with inner `-`, `/`, `.`, `_`, `+`: `PA17-412`, `KBF/05`, `MPISU+1`. */
 const CODE_CHARS = /^[A-Za-z0-9](?:[A-Za-z0-9]|[-/._+](?=[A-Za-z0-9]))*$/;
 
@@ -166,5 +179,7 @@ export function isCodeShaped(printed: string, family: 'model' | 'lot'): boolean 
   // Joined ratings ("36V-8AH-288WH") are not a code.
   if (value.split(/[-/]/).every((part) => isQuantity(part))) return false;
   if (family === 'model' && isYearRange(value)) return false;
+  if (isGluedRange(value)) return false;
+  if (family === 'lot' && MARKETPLACE_CODE.test(value)) return false;
   return true;
 }

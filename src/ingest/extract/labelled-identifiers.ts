@@ -26,6 +26,10 @@ const NDC_TOKEN = new RegExp(
 /** A GS1 element string in brackets: `(01)00382903835164(10)A213B1`. */
 const GS1_TOKEN = /\(\d{2,4}\)\s?[^\s()]+(?:\s?\(\d{2,4}\)\s?[^\s()]+)*/y;
 const GS1_ANYWHERE = /(?<![A-Za-z0-9)])\(01\)\s?\d{14}(?:\s?\(\d{2,4}\)\s?[^\s()]+)*/g;
+/** `(01)` and a GTIN printed in digit groups, as on a drug carton: `(01) 0 0361958 01013 9`. */
+const GS1_GROUPED = /(?<![A-Za-z0-9)])\(01\)\s?(\d{1,13}(?: \d{1,13}){1,5})(?![\d(])/g;
+/** An AI (01) before a labelled barcode: `Barcode (01) 0 0361958 01013 9`. */
+const AI_01 = /\(01\)\s?/y;
 /** Any other UDI form (HIBCC, ICCBBA, bare GTIN): one run without spaces. */
 const UDI_TOKEN = /[^\s,;]+/y;
 const CODE_TOKEN = new RegExp(String.raw`[A-Za-z0-9](?:[A-Za-z0-9]|[${DASH}/.](?=[A-Za-z0-9]))*`, 'y');
@@ -153,7 +157,8 @@ function readList(text: string, start: number, readItem: (pos: number, index: nu
 }
 
 function readBarcodes(text: string, start: number, kind: IdentifierKind, out: Collector): void {
-  readList(text, start, (pos) => {
+  readList(text, start, (at) => {
+    const pos = at + (sticky(AI_01, text, at)?.[0].length ?? 0);
     const token = sticky(BARCODE_TOKEN, text, pos)?.[0];
     if (token === undefined) return -1;
     const end = pos + token.length;
@@ -304,9 +309,19 @@ export function extractLabelledIdentifiers(text: string, opts: ExtractOptions = 
   // A GS1 element string anywhere starts with `(01)`; most prose has none.
   if (text.includes('(01)')) {
     for (const m of text.matchAll(GS1_ANYWHERE)) out.addUdi(m[0].replace(/[.,;:]+$/, ''));
+    for (const m of text.matchAll(GS1_GROUPED)) {
+      const digits = m[1]!.replace(/ /g, '');
+      if (digits.length === 14) out.addUdi(`(01)${digits}`);
+    }
   }
 
-  return withoutLotsThatAreModels(mergeIdentifiers(out.found));
+  return withoutLotsThatAreModels(mergeIdentifiers(withoutCutModels(out.found)));
+}
+
+/** Drops a model that is the first part of another model read from the same text ("12345" of "12345 ABC"). */
+function withoutCutModels(ids: readonly Identifier[]): Identifier[] {
+  const models = ids.filter((i) => i.kind === 'model').map((i) => i.value);
+  return ids.filter((i) => i.kind !== 'model' || !models.some((m) => m.startsWith(`${i.value} `)));
 }
 
 /** Whether the next label follows at once, same family, heading a plain list ("Lot numbers: Lot 69J0134"). */

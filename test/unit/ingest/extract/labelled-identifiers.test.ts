@@ -552,3 +552,73 @@ test('mergeIdentifiers deduplicates by (kind, normalized), keeps the surest conf
   assert.deepEqual(mergeIdentifiers([a, c], [b, d, c]), [d, c, b]);
   assert.deepEqual(mergeIdentifiers([a, a]), [a]);
 });
+
+// --- error classes found on records no rule was written from (issue 27) -----------------------
+
+test('a range glued by a dash is no lot: date-code spans and long serial spans', () => {
+  assert.deepEqual(ids('Only model number 55012 and date codes 22/4-24/11 are affected.'), [
+    'model:55012:inferred:55012',
+  ]);
+  assert.deepEqual(
+    ids('Model Date Codes 41120 03/2021-08/2022 41125 09/2022-01/2024 41130 02/2024-05/2024'),
+    ['model:41120:inferred:41120', 'model:41125:inferred:41125', 'model:41130:inferred:41130'],
+  );
+  assert.deepEqual(ids('Serial numbers 5100200-5100999 are included.'), []);
+  // A batch with a dash whose parts differ in shape or length stays one value.
+  assert.deepEqual(ids('Batch 21-096 only.'), ['batch:21096:inferred:21-096']);
+});
+
+test('"between … and …" gives the bounds of a serial range, not models', () => {
+  assert.deepEqual(
+    ids(
+      'The minifridge model TQFR220 is affected. Model Number Serial Number TQFR220 Between K4001 and K4890',
+    ),
+    ['model:TQFR220:inferred:TQFR220'],
+  );
+  assert.deepEqual(ids('Serial numbers between 4400120 and 4400990 are affected.'), []);
+});
+
+test('marketplace codes are no lots, and "ASIN" is no model', () => {
+  assert.deepEqual(ids('The lamps (Model QL-820 and ASIN B0ZZTEST01) were sold online.'), [
+    'model:QL820:inferred:QL-820',
+  ]);
+  assert.deepEqual(ids('Batch number X00ZZTEST9 is printed on the box.'), []);
+  assert.deepEqual(ids('Lot B0ZZTEST01, lot 24A117.'), ['lot:24A117:inferred:24A117']);
+});
+
+test('a brand in capitals after a model number is not a model', () => {
+  assert.deepEqual(ids('Recalled Model No. QX4410HRT ZEPHYRA Elite Series disc'), [
+    'model:QX4410HRT:inferred:QX4410HRT',
+  ]);
+  // Letter codes in a list separated as a list are still read.
+  assert.deepEqual(ids('Models MPTESTA, MPTESTB and MP-2210.'), [
+    'model:MP2210:inferred:MP-2210',
+    'model:MPTESTA:inferred:MPTESTA',
+    'model:MPTESTB:inferred:MPTESTB',
+  ]);
+});
+
+test('a quoted model name that starts with a code is not a model number', () => {
+  assert.deepEqual(ids('The model "Glide-2 Orbit" is printed on the label.'), []);
+  assert.deepEqual(ids('The model "GL-2210" is printed on the label.'), ['model:GL2210:inferred:GL-2210']);
+});
+
+test('a model printed as a number and a short code is one value, never cut in two', () => {
+  assert.deepEqual(ids('Model: 40512 ABX'), ['model:40512ABX:inferred:40512 ABX']);
+  assert.deepEqual(ids('Models 40512 ABX and 40513 ABX are affected.'), [
+    'model:40512ABX:inferred:40512 ABX',
+    'model:40513ABX:inferred:40513 ABX',
+  ]);
+});
+
+test('a barcode printed as AI (01) and digit groups gives its GTIN', () => {
+  assert.deepEqual(ids('Barcode (01) 0 0361958 01013 9 on the carton.'), [
+    'gtin:00361958010139:extracted:0 0361958 01013 9',
+    'udi:00361958010139:extracted:(01)00361958010139',
+  ]);
+  assert.deepEqual(ids('The carton reads (01) 0 0361958 01013 9.'), [
+    'udi:00361958010139:extracted:(01)00361958010139',
+  ]);
+  // A check digit that fails gives nothing.
+  assert.deepEqual(ids('The carton reads (01) 0 0361958 01013 8.'), []);
+});
