@@ -1,4 +1,9 @@
 /** Formats the data-quality report for a terminal or a note. */
+import {
+  describeScore,
+  EXTRACTION_MEASURED_ON,
+  VALIDATION_SCORES,
+} from '../ingest/extract/extraction-scores.ts';
 import type { SourceQuality } from '../store/report-store.ts';
 
 function pct(n: number, of: number): string {
@@ -25,6 +30,12 @@ export function formatQualityReport(rows: SourceQuality[]): string {
     const idTotal = r.identifiers.reduce((s, i) => s + i.count, 0);
     lines.push(
       `identifiers: ${idTotal}${idTotal === 0 ? '' : ` — ${r.identifiers.map((i) => `${i.kind}/${i.confidence} ${i.count}`).join(', ')}`}`,
+    );
+    const score = VALIDATION_SCORES[r.sourceId];
+    lines.push(
+      score === undefined
+        ? 'identifier extraction: not measured (no hand-labelled real records)'
+        : `identifier extraction, measured ${EXTRACTION_MEASURED_ON}: ${describeScore(score)}`,
     );
     lines.push(`severity: ${distribution(r.severity, r.records)}`);
     lines.push(`remedy: ${distribution(r.remedy, r.records)}`);

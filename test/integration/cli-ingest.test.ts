@@ -159,6 +159,11 @@ describe('recalls ingest --from', () => {
         /## us-fda-food\nrecords: 32\nwith at least one identifier: \d+ \([\d.]+ %\)\n/,
       );
       assert.match(report.stdout, /identifiers: \d+ — .*upc\/extracted \d+/);
+      assert.match(
+        report.stdout,
+        /## us-cpsc\n(?:.*\n){3}identifier extraction, measured \d{4}-\d{2}-\d{2}: precision 0\.\d{3} \(\d+\/\d+\), recall 0\.\d{3} \(\d+\/\d+\) on \d+ hand-labelled validation records\n/,
+      );
+      assert.match(report.stdout, /## us-nhtsa\n(?:.*\n){3}identifier extraction: not measured/);
       assert.match(report.stdout, /severity: medium \d+ .*serious \d+/);
       assert.equal(await count(tmp, 'SELECT count(*) n FROM revisions'), 0, 'no revision from a re-ingest');
       const [food] = await rows<{ data_as_of: string }>(
