@@ -70,6 +70,7 @@ export async function openStore(database: Config['database']): Promise<Store> {
   const engine = await openEngine(database);
   try {
     await migrate(engine);
+    await engine.ready();
   } catch (error) {
     await engine.close();
     throw error;

@@ -18,16 +18,16 @@ export interface Prepared<R> {
   run(params: readonly unknown[]): Promise<number>;
 }
 
-/** The channel on which PostgreSQL announces each change of `corpus_state` ("<version> <keys_version>"). */
+/** The channel on which PostgreSQL announces each change of the corpus or keys version ("<version> <keys_version>"). */
 export const STATE_CHANNEL = 'recalls_store_state';
 
 /**
  * How an engine hears that another connection committed, so that state read once stays valid until then
- * (store-state.ts). SQLite: `PRAGMA data_version`, a number that differs once another connection (another
+ * (store-state.ts). SQLite: `PRAGMA data_version` of each file, which differs once another connection (another
  * process) has committed, read without reading a page. PostgreSQL: LISTEN on a connection of its own.
  */
 export type CommitSignal =
-  | { kind: 'data-version'; read(): number }
+  | { kind: 'data-version'; read(): string }
   | {
       kind: 'notify';
       /**
@@ -51,11 +51,18 @@ export interface Engine {
   /** Statements that make stored receipts refuse UPDATE and DELETE (and TRUNCATE where it exists). */
   receiptImmutabilitySql(): string[];
   /**
-   * Triggers that move `corpus_state.keys_version` on every change to `api_keys` (whoever writes it) and,
-   * on PostgreSQL, NOTIFY each change of `corpus_state` on STATE_CHANNEL.
+   * Migration 0006's statements: triggers that move `corpus_state.keys_version` on every change to `api_keys`
+   * (whoever writes it) and, on PostgreSQL, NOTIFY each change of `corpus_state` on STATE_CHANNEL.
    */
   stateSignalSql(): string[];
+  /**
+   * Migration 0008's statements: the triggers on `api_keys` move `keys_state.keys_version` instead and, on
+   * PostgreSQL, a change of `corpus_state` or `keys_state` announces both versions on STATE_CHANNEL.
+   */
+  keysStateSql(): string[];
   readonly commits: CommitSignal;
+  /** Runs once the schema is current: SQLite moves corpus tables still among the service's records to their file. */
+  ready(): Promise<void>;
   /** Prepares `?`-placeholder text or a query compiled by `db`; reused while among PREPARED_LIMIT kept. */
   prepare<R = Record<string, unknown>>(query: string | CompiledQuery<R>): Prepared<R>;
   /**

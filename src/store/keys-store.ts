@@ -107,11 +107,28 @@ export class KeysStore {
     return this.db.selectFrom('api_keys').select(KEY_COLUMNS).orderBy('created_at').orderBy('id').execute();
   }
 
+  /** A key named by its id or by the key itself. */
+  private async named(idOrKey: string): Promise<ApiKeyRecord | undefined> {
+    return looksLikeApiKey(idOrKey)
+      ? this.findByKey(idOrKey)
+      : this.db.selectFrom('api_keys').select(KEY_COLUMNS).where('id', '=', idOrKey).executeTakeFirst();
+  }
+
+  /**
+   * Moves a key (by id or key) to another plan; undefined when there is no such key. Every node applies the new
+   * plan's quota from its next request after it sees the change (as soon as a revocation).
+   */
+  async setPlan(idOrKey: string, plan: string): Promise<ApiKeyRecord | undefined> {
+    const target = await this.named(idOrKey);
+    if (target === undefined || target.plan === plan) return target;
+    await this.db.updateTable('api_keys').set({ plan }).where('id', '=', target.id).execute();
+    this.state.invalidate();
+    return { ...target, plan };
+  }
+
   /** Revokes a key named by its id or by the key itself; undefined when there is no such key. */
   async revoke(idOrKey: string, now: Date): Promise<ApiKeyRecord | undefined> {
-    const target = looksLikeApiKey(idOrKey)
-      ? await this.findByKey(idOrKey)
-      : await this.db.selectFrom('api_keys').select(KEY_COLUMNS).where('id', '=', idOrKey).executeTakeFirst();
+    const target = await this.named(idOrKey);
     if (target === undefined) return undefined;
     if (target.revoked_at !== null) return target;
     const revokedAt = now.toISOString();

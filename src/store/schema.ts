@@ -125,14 +125,19 @@ export interface ChecksTable {
   idempotency_generation: number | null;
 }
 
-/** One row (id 1): what nodes keep in memory, and when to read it again (store-state.ts). */
+/** One row (id 1), in the corpus: the corpus version nodes keep in memory (store-state.ts). */
 export interface CorpusStateTable {
   id: number;
   /** Moves when a corpus-backed body would change: records, revisions, a source's served state. */
   version: number;
-  /** Moves (by trigger) on every change to api_keys. */
-  keys_version: Generated<number>;
   updated_at: string;
+}
+
+/** One row (id 1), among the service's records: the keys version nodes keep in memory (store-state.ts). */
+export interface KeysStateTable {
+  id: number;
+  /** Moves (by trigger) on every change to api_keys. */
+  keys_version: number;
 }
 
 export interface LocksTable {
@@ -157,6 +162,7 @@ export interface Database {
   usage: UsageTable;
   checks: ChecksTable;
   corpus_state: CorpusStateTable;
+  keys_state: KeysStateTable;
   locks: LocksTable;
   set_aside_records: SetAsideRecordsTable;
   cursor_secret: CursorSecretTable;

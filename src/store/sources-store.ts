@@ -21,7 +21,8 @@ export class SourcesStore {
 
   /**
    * Makes sure every known source has a row, keeping its state; updates agency and jurisdiction, which
-   * recalls serve, so the corpus version moves when one of them changes.
+   * recalls serve, so the corpus version moves when one of them changes. Writes nothing when every row is as
+   * given, so that a command that only reads the corpus (`keys revoke`) never waits for an ingest's write.
    */
   async register(sources: { id: string; agency: string; jurisdiction: string }[]): Promise<void> {
     const known = new Map(
@@ -34,8 +35,10 @@ export class SourcesStore {
       const k = known.get(s.id);
       return k !== undefined && (k.agency !== s.agency || k.jurisdiction !== s.jurisdiction);
     });
+    const changed = sources.filter((s) => !known.has(s.id) || renamed.includes(s));
+    if (changed.length === 0) return;
     await this.db.transaction().execute(async (trx) => {
-      for (const s of sources) {
+      for (const s of changed) {
         await trx
           .insertInto('sources')
           .values({

@@ -59,8 +59,8 @@ export class StoreStateWatch {
   private confirmedEpoch = -1;
   /** When (on `clock`) the state was last known to be current: a read started, or data_version unchanged. */
   private confirmedAt = -Infinity;
-  /** SQLite: `PRAGMA data_version` when the state was last read. */
-  private seenDataVersion: number | undefined;
+  /** SQLite: both files' `PRAGMA data_version` when the state was last read. */
+  private seenDataVersion: string | undefined;
   private reading: Reading | undefined;
   private stopWatching: (() => Promise<void>) | undefined;
   private stopped = false;
@@ -72,11 +72,15 @@ export class StoreStateWatch {
     private readonly clock: () => number = () => performance.now(),
   ) {
     const row = compile(engine, () =>
-      engine.db.selectFrom('corpus_state').select(['version', 'keys_version']).where('id', '=', 1),
+      engine.db
+        .selectFrom('corpus_state')
+        .innerJoin('keys_state', 'keys_state.id', 'corpus_state.id')
+        .select(['corpus_state.version', 'keys_state.keys_version'])
+        .where('corpus_state.id', '=', 1),
     );
     this.readRow = async () => {
       const [r] = await row.all({});
-      if (r === undefined) throw new Error('corpus_state has no row');
+      if (r === undefined) throw new Error('corpus_state or keys_state has no row');
       return { version: Number(r.version), keysVersion: Number(r.keys_version) };
     };
   }
@@ -108,7 +112,7 @@ export class StoreStateWatch {
     await this.stopWatching?.();
   }
 
-  private read(dataVersion?: number): Promise<StoreState> {
+  private read(dataVersion?: string): Promise<StoreState> {
     const epoch = this.epoch;
     const key = `${epoch} ${dataVersion}`;
     const startedAt = this.clock();

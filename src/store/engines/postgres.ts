@@ -114,7 +114,20 @@ export function openPostgres(url: string): Engine {
       `CREATE TRIGGER corpus_state_announce AFTER UPDATE ON corpus_state
          FOR EACH ROW EXECUTE FUNCTION announce_store_state()`,
     ],
+    keysStateSql: () => [
+      `CREATE OR REPLACE FUNCTION move_keys_version() RETURNS trigger LANGUAGE plpgsql AS $$
+         BEGIN UPDATE keys_state SET keys_version = keys_version + 1 WHERE id = 1; RETURN NULL; END $$`,
+      `CREATE OR REPLACE FUNCTION announce_store_state() RETURNS trigger LANGUAGE plpgsql AS $$
+         BEGIN
+           PERFORM pg_notify('${STATE_CHANNEL}',
+             (SELECT version FROM corpus_state WHERE id = 1) || ' ' || (SELECT keys_version FROM keys_state WHERE id = 1));
+           RETURN NULL;
+         END $$`,
+      `CREATE TRIGGER keys_state_announce AFTER UPDATE ON keys_state
+         FOR EACH ROW EXECUTE FUNCTION announce_store_state()`,
+    ],
     commits: listener(url),
+    ready: async () => {},
     prepare,
     utf8: (column) => sql<string>`${sql.ref(column)}`,
     jsonQuote: (value) => sql<string>`to_json(${value}::text)::text`,

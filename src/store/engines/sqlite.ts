@@ -1,30 +1,40 @@
-/** The embedded engine: one SQLite file in WAL mode, so readers never wait for the daily writer. */
+/**
+ * The embedded engine: two SQLite files in WAL mode (sqlite-files.ts), so readers never wait for a writer, and
+ * the daily ingest's writes to the corpus and the API's writes to the service's records never wait for each other.
+ */
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { CompiledQuery, Kysely, SqliteDialect, sql } from 'kysely';
 import { LRUCache } from 'lru-cache';
 import { PREPARED_LIMIT, type Engine, type Prepared } from '../engine.ts';
 import type { Database } from '../schema.ts';
+import { corpusPathOf, moveCorpusTables } from './sqlite-files.ts';
 import { SQLite, type SqliteStatement } from './sqlite-driver.ts';
 
+/** Opens the service's records at `path` with the corpus file beside it (`corpusPathOf`). */
 export function openSqlite(path: string): Engine {
   if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
   const connection = new SQLite(path);
-  connection.pragma('journal_mode = WAL');
-  connection.pragma('synchronous = NORMAL');
+  connection.prepare('ATTACH DATABASE ? AS corpus').run(corpusPathOf(path));
+  for (const schema of ['main', 'corpus']) {
+    connection.pragma(`${schema}.journal_mode = WAL`);
+    connection.pragma(`${schema}.synchronous = NORMAL`);
+  }
   connection.pragma('busy_timeout = 30000');
   connection.pragma('foreign_keys = ON');
-  // 32 MiB of page cache (the default is 2 MiB): holds the interior pages of the identifier and
-  // order indexes at millions of rows (~3 MB per index at 10 M entries), so a probe reads one
+  // 32 MiB of page cache for the corpus (the default is 2 MiB): holds the interior pages of the identifier
+  // and order indexes at millions of rows (~3 MB per index at 10 M entries), so a probe reads one
   // leaf page, not four. Leaf pages come from the OS cache; 64 MiB measured no faster at 2 M recalls.
-  connection.pragma('cache_size = -32768');
+  connection.pragma('corpus.cache_size = -32768');
   const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: connection }) });
   // A statement dropped from a cache is finalised when nothing holds it any more.
   const statements = new LRUCache<string, Prepared<unknown>>({ max: PREPARED_LIMIT });
   // The ingest's bulk inserts: one statement per table written.
   const direct = new LRUCache<string, SqliteStatement>({ max: 16 });
-  // Differs from its last value once another connection has committed; the WAL index header tells, no page is read.
-  const dataVersion = connection.prepare('PRAGMA data_version').pluck();
+  // Differs from its last value once another connection has committed to that file; the WAL index header
+  // tells, no page is read.
+  const mainVersion = connection.prepare('PRAGMA main.data_version').pluck();
+  const corpusVersion = connection.prepare('PRAGMA corpus.data_version').pluck();
 
   function prepare<R>(query: string | CompiledQuery<R>): Prepared<R> {
     const text = typeof query === 'string' ? query : query.sql;
@@ -74,7 +84,18 @@ export function openSqlite(path: string): Engine {
         ) => `CREATE TRIGGER api_keys_${event.toLowerCase()}_moves_keys_version AFTER ${event} ON api_keys
            BEGIN UPDATE corpus_state SET keys_version = keys_version + 1 WHERE id = 1; END`,
       ),
-    commits: { kind: 'data-version', read: () => dataVersion.get() as number },
+    keysStateSql: () => [
+      ...['insert', 'update', 'delete'].map((event) => `DROP TRIGGER api_keys_${event}_moves_keys_version`),
+      ...['INSERT', 'UPDATE', 'DELETE'].map(
+        (event) => `CREATE TRIGGER api_keys_${event.toLowerCase()}_moves_keys_state AFTER ${event} ON api_keys
+           BEGIN UPDATE keys_state SET keys_version = keys_version + 1 WHERE id = 1; END`,
+      ),
+    ],
+    commits: {
+      kind: 'data-version',
+      read: () => `${mainVersion.get() as number} ${corpusVersion.get() as number}`,
+    },
+    ready: async () => moveCorpusTables(connection),
     prepare,
     utf8: (column) => sql<Uint8Array>`CAST(${sql.ref(column)} AS BLOB)`,
     jsonQuote: (value) => sql<string>`json_quote(${value})`,

@@ -1,6 +1,9 @@
 /**
  * The migration list, applied in order by Kysely's Migrator. Each migration receives the
  * engine so that the few engine-specific statements (triggers) come from the engine file.
+ * On SQLite, migrations run before the corpus tables move to their own file (engines/sqlite.ts): on a database
+ * migrated before, a later migration finds them in schema `corpus`, where an index on one must be created
+ * (`CREATE INDEX corpus.name ON recalls …`).
  */
 import type { Kysely, Migration, MigrationProvider } from 'kysely';
 import type { Engine } from '../engine.ts';
@@ -11,6 +14,7 @@ import * as cursorSecret from './0004-cursor-secret.ts';
 import * as renderedRecalls from './0005-rendered-recalls.ts';
 import * as keysVersion from './0006-keys-version.ts';
 import * as quotaLeases from './0007-quota-leases.ts';
+import * as keysState from './0008-keys-state.ts';
 
 type EngineMigration = { up(db: Kysely<unknown>, engine: Engine): Promise<void> };
 
@@ -22,6 +26,7 @@ const MIGRATIONS: Record<string, EngineMigration> = {
   '0005-rendered-recalls': renderedRecalls,
   '0006-keys-version': keysVersion,
   '0007-quota-leases': quotaLeases,
+  '0008-keys-state': keysState,
 };
 
 export function migrationProvider(engine: Engine): MigrationProvider {

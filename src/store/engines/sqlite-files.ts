@@ -1,0 +1,98 @@
+/**
+ * SQLite keeps the corpus and the service's own records in two files, each in WAL mode with a write lock of
+ * its own, so that the daily ingest's long transaction (a whole source) and an API node's short writes (usage,
+ * leases, receipts, keys) never wait for each other. One connection opens the service file as `main` and
+ * attaches the corpus file as `corpus`; a table is named without its schema and SQLite finds it in either.
+ */
+import { extname } from 'node:path';
+import type { SqliteDatabase } from './sqlite-driver.ts';
+
+/** The corpus tables, parents first (foreign keys point from later to earlier ones). */
+export const CORPUS_TABLES = [
+  'sources',
+  'recalls',
+  'identifiers',
+  'revisions',
+  'set_aside_records',
+  'corpus_state',
+] as const;
+
+/** A table's old copy in the service file while it moves, dropped once the corpus file holds it. */
+const MOVED = '_moved_to_corpus';
+
+/** The corpus file beside the service's records: `data/recalls.db` → `data/recalls.corpus.db`. */
+export function corpusPathOf(path: string): string {
+  if (path === ':memory:' || path === '') return path;
+  const ext = extname(path);
+  return `${ext === '' ? path : path.slice(0, -ext.length)}.corpus${ext === '' ? '.db' : ext}`;
+}
+
+/** `CREATE TABLE "recalls_moved_to_corpus" (… REFERENCES "sources_moved_to_corpus" …)` as `corpus."recalls"`. */
+function inCorpus(createSql: string): string {
+  let out = createSql.replace(
+    /^CREATE (TABLE|UNIQUE INDEX|INDEX|TRIGGER) ("?)([\w]+)\2/i,
+    'CREATE $1 corpus."$3"',
+  );
+  for (const table of CORPUS_TABLES) out = out.replaceAll(`${table}${MOVED}`, table);
+  return out;
+}
+
+function schemaSql(
+  db: SqliteDatabase,
+  schema: 'main' | 'corpus',
+  table: string,
+): { type: string; name: string; sql: string }[] {
+  return db
+    .prepare(
+      `SELECT type, name, sql FROM ${schema}.sqlite_master WHERE tbl_name = ? AND sql IS NOT NULL ORDER BY type = 'table' DESC, rowid`,
+    )
+    .all(table) as { type: string; name: string; sql: string }[];
+}
+
+/**
+ * Moves every corpus table still in the service file to the corpus file, with its rows, indexes and triggers:
+ * a database made before the split, or one the migrations have just made. One transaction writes both files
+ * (copies in, old tables renamed aside), a second drops the old tables; a crash between the two files' commits
+ * is finished on the next open, from whichever copy is whole. Nothing to do once moved (one query).
+ */
+export function moveCorpusTables(db: SqliteDatabase): void {
+  const inMain = db
+    .prepare(
+      `SELECT name FROM main.sqlite_master WHERE type = 'table' AND name IN (${CORPUS_TABLES.map(() => '?').join(', ')}, ${CORPUS_TABLES.map(() => '?').join(', ')})`,
+    )
+    .pluck()
+    .all(...CORPUS_TABLES, ...CORPUS_TABLES.map((t) => `${t}${MOVED}`)) as string[];
+  if (inMain.length === 0) return;
+  const present = new Set(inMain);
+  const inCorpusFile = new Set(
+    db.prepare(`SELECT name FROM corpus.sqlite_master WHERE type = 'table'`).pluck().all() as string[],
+  );
+  db.pragma('foreign_keys = OFF');
+  try {
+    db.transaction(() => {
+      for (const table of CORPUS_TABLES) {
+        // The service file still serves this table: copy it whole, whatever an earlier try left in the corpus.
+        const source = present.has(table)
+          ? table
+          : !inCorpusFile.has(table) && present.has(`${table}${MOVED}`)
+            ? `${table}${MOVED}`
+            : null;
+        if (source === null) continue;
+        db.exec(`DROP TABLE IF EXISTS corpus."${table}"`);
+        const objects = schemaSql(db, 'main', source);
+        for (const o of objects.filter((o) => o.type === 'table')) db.exec(inCorpus(o.sql));
+        db.exec(`INSERT INTO corpus."${table}" SELECT * FROM main."${source}"`);
+        for (const o of objects.filter((o) => o.type !== 'table')) db.exec(inCorpus(o.sql));
+        if (source === table) db.exec(`ALTER TABLE main."${table}" RENAME TO "${table}${MOVED}"`);
+      }
+    }).immediate();
+    db.transaction(() => {
+      for (const table of [...CORPUS_TABLES].reverse())
+        db.exec(`DROP TABLE IF EXISTS main."${table}${MOVED}"`);
+    }).immediate();
+  } finally {
+    db.pragma('foreign_keys = ON');
+  }
+  // The service file keeps the freed pages until it is rewritten; once, after the move.
+  db.exec('VACUUM main');
+}

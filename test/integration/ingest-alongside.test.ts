@@ -1,0 +1,163 @@
+/**
+ * On SQLite an ingest never stalls the API: the corpus and the service's records are two files, each with a
+ * write lock of its own. While another process holds the corpus's write lock for 10 s (as an ingest of a
+ * large source does for its whole transaction), and while a real ingest of a 20,000-record source runs,
+ * lookups, 304s, checks (201, receipt stored), a key revocation and /v1/health each answer within 250 ms.
+ */
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { ensureOpenFdaMirror } from '../../bench/lib/openfda-mirror.ts';
+import { corpusPathOf } from '../../src/store/engines/sqlite-files.ts';
+import { SQLITE_DRIVER } from '../../src/store/engines/sqlite-driver.ts';
+import { openStore, type Store } from '../../src/store/database.ts';
+import { ROOT, startCli } from '../support/cli.ts';
+import { sqliteOnly } from '../support/database.ts';
+import { draft, json, startService, type TestService } from '../support/service.ts';
+
+/** The longest any request (or the revocation) may wait. */
+const MAX_WAIT_MS = 250;
+
+/** Holds the write lock of an SQLite file in a child process for `ms`; resolves once it is held. */
+function holdWriteLock(file: string, ms: number): Promise<{ release(): void }> {
+  const script = `
+    const Database = require(${JSON.stringify(SQLITE_DRIVER)});
+    const db = new Database(${JSON.stringify(file)});
+    db.exec('BEGIN IMMEDIATE');
+    db.exec("UPDATE corpus_state SET updated_at = updated_at");
+    process.stdout.write('locked\\n');
+    Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ${ms});
+    db.exec('ROLLBACK');`;
+  const child = spawn(process.execPath, ['-e', script], { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] });
+  return new Promise((resolve, reject) => {
+    child.on('error', reject);
+    child.on('exit', (code) => reject(new Error(`the lock holder exited (${code}) before holding the lock`)));
+    child.stdout!.on('data', (d: Buffer) => {
+      if (d.toString().includes('locked')) resolve({ release: () => child.kill('SIGKILL') });
+    });
+  });
+}
+
+describe('an ingest never stalls the API', { skip: sqliteOnly('the two SQLite files') }, () => {
+  let s: TestService;
+  let other: Store;
+  let key: string;
+  let etag: string;
+  const upc = '0 12000 00789 7';
+  before(async () => {
+    s = await startService();
+    other = await openStore(s.config.database); // a second connection, as another process would have
+    key = await s.key('scale');
+    await s.seed([
+      draft('F-7000-2026', {
+        identifiers: [{ kind: 'upc', value: upc, normalized: '00012000007897', confidence: 'exact' }],
+      }),
+    ]);
+    etag = (await s.request(`/v1/identifiers/upc/${encodeURIComponent(upc)}`, { key })).headers.get('etag')!;
+    // The process's first check compiles its statements (~300 ms here, lock or no lock): not what is measured.
+    const first = await s.request('/v1/checks', {
+      key,
+      body: { identifiers: [{ kind: 'upc', value: upc }] },
+    });
+    assert.equal(first.status, 201);
+    await first.arrayBuffer();
+  });
+  after(async () => {
+    await other?.close();
+    await s?.close();
+  });
+
+  /** Runs each kind of request in turn until `until()` says stop (at least `rounds` rounds); returns the slowest. */
+  async function traffic(until: () => boolean, rounds: number): Promise<{ slowest: number; what: string }> {
+    let slowest = 0;
+    let what = '';
+    let round = 0;
+    const timed = async (name: string, run: () => Promise<void>) => {
+      const started = performance.now();
+      await run();
+      const took = performance.now() - started;
+      if (took > slowest) [slowest, what] = [took, `${name} (round ${round})`];
+    };
+    for (; round < rounds || !until(); round++) {
+      await timed('lookup', async () => {
+        const r = await s.request(`/v1/identifiers/upc/${encodeURIComponent(upc)}`, { key });
+        assert.equal(r.status, 200);
+        assert.equal((await json(r)).data.length, 1);
+      });
+      await timed('304', async () => {
+        const r = await s.request(`/v1/identifiers/upc/${encodeURIComponent(upc)}`, {
+          key,
+          headers: { 'if-none-match': etag },
+        });
+        // 200 with a new tag only once an ingest has committed.
+        if (r.status === 200) etag = r.headers.get('etag')!;
+        else assert.equal(r.status, 304);
+        await r.arrayBuffer();
+      });
+      await timed('check', async () => {
+        const r = await s.request('/v1/checks', {
+          key,
+          body: { identifiers: [{ kind: 'upc', value: upc }], label: `round ${round}` },
+        });
+        assert.equal(r.status, 201);
+        const receipt = (await json(r)).data;
+        assert.equal(receipt.match_count, 1);
+        const stored = await s.request(`/v1/checks/${receipt.check_id}`, { key });
+        assert.equal(stored.status, 200);
+        await stored.arrayBuffer();
+      });
+      await timed('health', async () => {
+        const r = await s.request('/v1/health');
+        assert.equal(r.status, 200);
+        await r.arrayBuffer();
+      });
+      if (round === 1) {
+        const doomed = await s.key('free');
+        await timed('revocation', async () => {
+          assert.ok(await other.keys.revoke(doomed, new Date()));
+        });
+        const refused = await s.request('/v1/sources', { key: doomed });
+        assert.equal(refused.status, 403, 'the revoked key is refused at once');
+        await refused.arrayBuffer();
+      }
+    }
+    return { slowest, what };
+  }
+
+  test('another process holds the corpus write lock for 10 s', async () => {
+    const lock = await holdWriteLock(corpusPathOf((s.config.database as { path: string }).path), 10_000);
+    try {
+      const started = performance.now();
+      const { slowest, what } = await traffic(() => performance.now() - started > 3000, 5);
+      assert.ok(slowest < MAX_WAIT_MS, `the slowest, a ${what}, took ${slowest.toFixed(0)} ms`);
+    } finally {
+      lock.release();
+    }
+  });
+
+  test('a real ingest of a 20,000-record source runs beside the requests', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'recalls-alongside-'));
+    try {
+      const mirror = ensureOpenFdaMirror(join(dir, 'mirror'), 20_000);
+      const run = startCli(['ingest', '--from', mirror, '--source', 'us-fda-food'], {
+        DATABASE_URL: (s.config.database as { path: string }).path,
+        RECALLS_ARCHIVE_DIR: join(dir, 'archive'),
+      });
+      let finished = false;
+      const done = run.done.then((r) => {
+        finished = true;
+        return r;
+      });
+      const { slowest, what } = await traffic(() => finished, 5);
+      const result = await done;
+      assert.equal(result.code, 0, result.stderr);
+      assert.match(result.stdout, /us-fda-food: ok, 20000 records/);
+      assert.ok(slowest < MAX_WAIT_MS, `the slowest, a ${what}, took ${slowest.toFixed(0)} ms`);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});

@@ -1,0 +1,165 @@
+/**
+ * The SQLite layout in two files (engines/sqlite-files.ts): a database made before the split, in one file,
+ * has its corpus tables moved to the corpus file on its next open, rows, indexes and foreign keys intact; and
+ * a move interrupted between the two files' commits (either one committed alone) is finished on the next open.
+ */
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, describe, test } from 'node:test';
+import { Migrator } from 'kysely';
+import { lookupKeys } from '../../src/domain/identifiers/match-keys.ts';
+import { openStore } from '../../src/store/database.ts';
+import { openSqlite } from '../../src/store/engines/sqlite.ts';
+import { CORPUS_TABLES, corpusPathOf } from '../../src/store/engines/sqlite-files.ts';
+import { SQLite } from '../../src/store/engines/sqlite-driver.ts';
+import { migrationProvider } from '../../src/store/migrations/index.ts';
+import { sqliteOnly } from '../support/database.ts';
+import { draft } from '../support/service.ts';
+
+const dir = mkdtempSync(join(tmpdir(), 'recalls-files-'));
+
+/** A database as the release before the split left it: migrations up to 0007, everything in one file. */
+async function oneFileDatabase(name: string): Promise<{ path: string; key: string }> {
+  const path = join(dir, `${name}.db`);
+  const engine = openSqlite(path);
+  const migrator = new Migrator({ db: engine.db, provider: migrationProvider(engine) });
+  const { error } = await migrator.migrateTo('0007-quota-leases');
+  if (error !== undefined) throw error;
+  await engine.close();
+  // Rows written the way that release wrote them: straight into the one file.
+  const raw = new SQLite(path);
+  raw.exec(`INSERT INTO sources (id, agency, jurisdiction, enabled, consecutive_failures, set_aside)
+            VALUES ('us-fda-food', 'U.S. Food and Drug Administration', 'US', 1, 0, 0)`);
+  raw
+    .prepare(
+      `INSERT INTO recalls (id, source_id, record_id, jurisdiction, brands, models, sort_date, countries, revision,
+         content_hash, content, first_seen_at, last_seen_at) VALUES (?, 'us-fda-food', ?, 'US', '[]', '[]', ?, '[]', 1,
+         'h', '{}', '2026-01-01', '2026-01-01')`,
+    )
+    .run('us-fda-food.F-1-2026', 'F-1-2026', '2026-01-01');
+  raw.exec(`INSERT INTO identifiers (recall_id, kind, value, normalized, confidence, match_key, product_key)
+            VALUES ('us-fda-food.F-1-2026', 'lot', '4242', '4242', 'inferred', 'lot:4242', NULL)`);
+  raw.exec(`UPDATE corpus_state SET version = 7`);
+  raw.close();
+  const store = await openStoreAt0007(path);
+  return { path, key: store };
+}
+
+/** The one-file database brought to the latest migration without the move, as the move's first step finds it. */
+async function migratedInOneFile(name: string): Promise<string> {
+  const { path } = await oneFileDatabase(name);
+  const engine = openSqlite(path);
+  const { error } = await new Migrator({
+    db: engine.db,
+    provider: migrationProvider(engine),
+  }).migrateToLatest();
+  await engine.close();
+  if (error !== undefined) throw error;
+  return path;
+}
+
+/** Issues a key on the one-file database with plain SQL (keys_version moves by the 0006 trigger). */
+async function openStoreAt0007(path: string): Promise<string> {
+  const raw = new SQLite(path);
+  raw.exec(`INSERT INTO api_keys (id, prefix, key_hash, name, plan, created_at, revoked_at)
+            VALUES ('key_old', 'rk_live_x', 'hash', NULL, 'free', '2026-01-01', NULL)`);
+  const version = raw.prepare('SELECT keys_version FROM corpus_state').pluck().get() as number;
+  raw.close();
+  assert.equal(version, 1, 'the 0006 trigger moved the keys version');
+  return 'key_old';
+}
+
+function tablesOf(path: string): string[] {
+  const raw = new SQLite(path, { readonly: true });
+  try {
+    return raw
+      .prepare(`SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name`)
+      .pluck()
+      .all() as string[];
+  } finally {
+    raw.close();
+  }
+}
+
+async function assertMoved(path: string): Promise<void> {
+  const store = await openStore({ engine: 'sqlite', path });
+  try {
+    assert.equal(await store.corpusVersion(), 7, 'the corpus version came along');
+    const found = await store.recalls.lookup(lookupKeys('lot', '4242'), 10);
+    assert.equal(found.rows.length, 1, 'the recall is found by its identifier');
+    assert.equal((await store.keys.list()).length, 1);
+  } finally {
+    await store.close();
+  }
+  const main = tablesOf(path);
+  const corpus = tablesOf(corpusPathOf(path));
+  for (const table of CORPUS_TABLES) {
+    assert.ok(corpus.includes(table), `${table} is in the corpus file`);
+    assert.ok(!main.some((t) => t.startsWith(table)), `${table} has left the service file`);
+  }
+  assert.ok(main.includes('api_keys') && main.includes('keys_state') && !corpus.includes('api_keys'));
+  const raw = new SQLite(corpusPathOf(path), { readonly: true });
+  try {
+    assert.equal(raw.pragma('integrity_check', { simple: true }), 'ok');
+    assert.deepEqual(raw.pragma('foreign_key_check'), []);
+    const fk = raw
+      .prepare(`SELECT sql FROM sqlite_master WHERE name = 'identifiers'`)
+      .pluck()
+      .get() as string;
+    assert.match(fk, /references "recalls"/);
+    const indexes = raw
+      .prepare(`SELECT name FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL`)
+      .pluck()
+      .all();
+    assert.ok(indexes.includes('identifiers_by_match_key'), 'indexes came along');
+  } finally {
+    raw.close();
+  }
+}
+
+describe('SQLite: the corpus in a file of its own', { skip: sqliteOnly('the SQLite layout') }, () => {
+  after(() => rmSync(dir, { recursive: true, force: true }));
+
+  test('a fresh database has the corpus tables in the corpus file', async () => {
+    const path = join(dir, 'fresh.db');
+    const store = await openStore({ engine: 'sqlite', path });
+    await store.sources.register([{ id: 'us-fda-food', agency: 'FDA', jurisdiction: 'US' }]);
+    await store.ingest.apply({
+      sourceId: 'us-fda-food',
+      jurisdiction: 'US',
+      drafts: [draft('F-2-2026')],
+      dataAsOf: '2026-06-17',
+      observedAt: new Date().toISOString(),
+    });
+    await store.close();
+    assert.ok(tablesOf(corpusPathOf(path)).includes('recalls'));
+    assert.ok(!tablesOf(path).includes('recalls'));
+  });
+
+  test('a one-file database is moved on its next open, rows, indexes and keys intact', async () => {
+    const { path } = await oneFileDatabase('upgrade');
+    await assertMoved(path);
+  });
+
+  test('a move whose service-file commit alone landed is finished from the tables set aside', async () => {
+    const path = await migratedInOneFile('main-only');
+    // What the move's first transaction leaves in the service file: each table renamed aside, none copied.
+    const raw = new SQLite(path);
+    raw.pragma('foreign_keys = OFF');
+    for (const t of CORPUS_TABLES) raw.exec(`ALTER TABLE "${t}" RENAME TO "${t}_moved_to_corpus"`);
+    raw.close();
+    await assertMoved(path);
+  });
+
+  test('a move whose corpus-file commit alone landed is done again from the service file', async () => {
+    const path = await migratedInOneFile('corpus-only');
+    // A corpus file holding an older copy: the service file's tables are still the ones in use.
+    const raw = new SQLite(corpusPathOf(path));
+    raw.exec(`CREATE TABLE recalls (id text primary key)`);
+    raw.exec(`INSERT INTO recalls VALUES ('stale')`);
+    raw.close();
+    await assertMoved(path);
+  });
+});
