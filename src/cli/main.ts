@@ -4,7 +4,7 @@
  */
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { Command, InvalidArgumentError, Option } from 'commander';
+import { Argument, Command, InvalidArgumentError, Option } from 'commander';
 import cliProgress from 'cli-progress';
 import { PLAN_IDS, ConfigError } from '../config.ts';
 import { createMemoryBurstLimiter } from '../http/gates/burst-limiter.ts';
@@ -172,7 +172,7 @@ export async function main(argv: string[]): Promise<void> {
       process.stdout.write('database is up to date\n');
     });
 
-  const keys = program.command('keys').description('Issue, list and revoke API keys');
+  const keys = program.command('keys').description('Issue, list, move between plans and revoke API keys');
   keys
     .command('create')
     .description('Create a key; it is printed once, as the last line')
@@ -204,6 +204,25 @@ export async function main(argv: string[]): Promise<void> {
             `${k.id}\t${k.prefix}…\t${k.plan}\t${k.revoked_at === null ? 'active' : `revoked ${k.revoked_at}`}\t${k.created_at}\t${k.name ?? ''}\n`,
           );
         }
+      } finally {
+        await rt.store.close();
+      }
+    });
+  keys
+    .command('plan')
+    .description('Move a key, named by its id or by the key itself, to another plan')
+    .argument('<idOrKey>', 'the key id or the key')
+    .addArgument(new Argument('<plan>', 'the new plan').choices([...PLAN_IDS]))
+    .action(async (idOrKey: string, plan: string) => {
+      const rt = await openRuntime();
+      try {
+        const moved = await rt.store.keys.setPlan(idOrKey, plan);
+        if (moved === undefined) {
+          process.stderr.write('no such key\n');
+          process.exitCode = 1;
+          return;
+        }
+        process.stdout.write(`${moved.id} is on plan ${moved.plan}\n`);
       } finally {
         await rt.store.close();
       }

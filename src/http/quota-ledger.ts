@@ -12,6 +12,9 @@
  * with SIGKILL leaves its lease counted: an over-count of those (≤ B + its requests in flight for the
  * key, none of which got an answer), and never an under-count: what it answered and had not yet
  * reported is in the lease too.
+ *
+ * A key's plan can change while it is in use: the first admission under the new limit retires the old entry
+ * (its unused units go back at once, its holds settle and are reported as usual) and leases under the new one.
  */
 import { andThen, type MaybePromise } from '../domain/maybe-promise.ts';
 import { usageMonth } from '../domain/meters.ts';
@@ -50,6 +53,8 @@ interface Entry {
   leasing: Promise<number> | undefined;
   /** Admissions waiting on a lease (the entry is kept while any wait). */
   waiting: number;
+  /** The give-back of the entry this one replaced (the key's limit changed): its first lease waits for it. */
+  replacing: Promise<void> | undefined;
 }
 
 const free = (e: Entry) => e.leased - e.held - e.unreported;
@@ -107,6 +112,8 @@ export class LeaseHold implements QuotaHold {
 
 export class QuotaLedger {
   private readonly entries = new Map<string, Entry>();
+  /** Entries of a limit that changed (a plan change): holds still settle there, then they are reported and go. */
+  private readonly retired = new Set<Entry>();
   private timer: NodeJS.Timeout | undefined;
   private sweeping: Promise<void> | undefined;
   private closed = false;
@@ -166,6 +173,14 @@ export class QuotaLedger {
   private entry(keyId: string, limit: number | null, month: string): Entry {
     const id = `${keyId}\u0000${month}`;
     let entry = this.entries.get(id);
+    let replacing: Promise<void> | undefined;
+    if (entry !== undefined && entry.limit !== limit) {
+      // The key's plan changed: its unused units go back now, under the limit they were leased under, and
+      // the new limit leases afresh once they are back.
+      this.retired.add(entry);
+      replacing = this.giveBack(entry);
+      entry = undefined;
+    }
     if (entry === undefined) {
       entry = {
         keyId,
@@ -178,6 +193,7 @@ export class QuotaLedger {
         remaining: limit ?? 0,
         leasing: undefined,
         waiting: 0,
+        replacing,
       };
       this.entries.set(id, entry);
       this.schedule();
@@ -200,6 +216,7 @@ export class QuotaLedger {
   private async leaseUntilFree(entry: Entry, take: boolean): Promise<boolean> {
     entry.waiting++;
     try {
+      await entry.replacing;
       while (free(entry) < 1) {
         entry.leasing ??= this.lease(entry);
         if ((await entry.leasing) === 0 && free(entry) < 1) return false;
@@ -228,8 +245,23 @@ export class QuotaLedger {
     }
   }
 
+  /** Gives back the unused units of a retired entry (its free ones; holds settle and are reported later). */
+  private async giveBack(entry: Entry): Promise<void> {
+    await entry.leasing?.catch(() => {});
+    if (entry.limit === null) return;
+    const unused = free(entry);
+    if (unused < 1) return;
+    entry.leased -= unused;
+    try {
+      await this.store.usage.settleRequests(entry.keyId, entry.month, 0, unused);
+    } catch (error) {
+      entry.leased += unused;
+      this.options.onError(error); // the sweep gives them back
+    }
+  }
+
   private schedule(): void {
-    if (this.timer !== undefined || this.closed || this.entries.size === 0) return;
+    if (this.timer !== undefined || this.closed || this.entries.size + this.retired.size === 0) return;
     this.timer = setTimeout(() => {
       this.timer = undefined;
       this.sweeping = this.sweep(false).finally(() => {
@@ -248,12 +280,36 @@ export class QuotaLedger {
   private async sweep(all: boolean): Promise<void> {
     const now = this.options.now();
     const month = usageMonth(now);
-    for (const [id, e] of this.entries) {
-      const idle = all || e.month !== month || now.getTime() - e.lastUse >= this.options.idleReturnMs;
+    for (const e of this.retired) {
+      if (
+        e.held === 0 &&
+        e.unreported === 0 &&
+        e.leasing === undefined &&
+        (e.limit === null || e.leased === 0)
+      )
+        this.retired.delete(e);
+    }
+    const entries: [string | undefined, Entry][] = [
+      ...this.entries,
+      ...[...this.retired].map((e) => [undefined, e] as [undefined, Entry]),
+    ];
+    for (const [id, e] of entries) {
+      const idle =
+        all ||
+        id === undefined ||
+        e.month !== month ||
+        now.getTime() - e.lastUse >= this.options.idleReturnMs;
       const used = e.unreported;
       const givenBack = idle && e.limit !== null && e.leasing === undefined ? free(e) : 0;
       if (used === 0 && givenBack === 0) {
-        if (idle && e.leased === 0 && e.held === 0 && e.waiting === 0 && e.leasing === undefined)
+        if (
+          id !== undefined &&
+          idle &&
+          e.leased === 0 &&
+          e.held === 0 &&
+          e.waiting === 0 &&
+          e.leasing === undefined
+        )
           this.entries.delete(id);
         continue;
       }

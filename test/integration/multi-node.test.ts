@@ -293,6 +293,67 @@ describe('several API nodes on PostgreSQL and Redis', { skip: sqliteOnly('always
     }
   });
 
+  test('`recalls keys plan` reaches the quota of every node within 1 s, down and up, and usage stays exact', async (t) => {
+    if (!ready) return t.skip('services not available');
+    const key = (await store.keys.create('growth', 'plan change', new Date())).key;
+    const id = (await store.keys.findByKey(key))!.id;
+    const month = new Date().toISOString().slice(0, 7);
+    const agent = new Agent({ keepAlive: true, maxSockets: 32 });
+    let answered = 0;
+    const spread = async (n: number) => {
+      const answers = await pool(
+        Array.from(
+          { length: n },
+          (_, i) => () => call(nodes[i % 3]!.url, '/v1/recalls?limit=1', { key, agent }),
+        ),
+        30,
+      );
+      answered += answers.filter((a) => a.status === 200).length;
+      return answers;
+    };
+    assert.ok(
+      (await spread(600)).every((a) => a.status === 200),
+      'growth admits 600',
+    );
+    // Down to free (500 a month): every node refuses within 1 s of the command.
+    assert.equal((await runCli(['keys', 'plan', key, 'free'], env)).code, 0);
+    const changed = performance.now();
+    for (const [i, n] of nodes.entries()) {
+      let last: Answer | undefined;
+      await until(
+        async () => {
+          last = await call(n.url, '/v1/recalls?limit=1', { key, agent });
+          if (last.status === 200) answered++;
+          return last.status === 402;
+        },
+        () => `node ${i} to refuse the key on the free plan (last ${last?.status})`,
+        { timeoutMs: 1000, intervalMs: 5 },
+      );
+      assert.match(last!.body.detail, /\b500\b/);
+    }
+    assert.ok(performance.now() - changed < 1000 + 500, 'all three within the bound (and one request each)');
+    // Up to growth again: every node admits within 1 s.
+    assert.equal((await runCli(['keys', 'plan', key, 'growth'], env)).code, 0);
+    for (const [i, n] of nodes.entries()) {
+      let last: Answer | undefined;
+      await until(
+        async () => {
+          last = await call(n.url, '/v1/recalls?limit=1', { key, agent });
+          if (last.status === 200) answered++;
+          return last.status === 200;
+        },
+        () => `node ${i} to admit the key on the growth plan again (last ${last?.status})`,
+        { timeoutMs: 1000, intervalMs: 5 },
+      );
+    }
+    await spread(30);
+    agent.destroy();
+    await until(
+      async () => (await store.usage.get(id, month)).requests === answered,
+      () => `usage to be exactly the ${answered} answered requests`,
+    );
+  });
+
   test('killing one node with SIGKILL mid-load loses no acknowledged receipt and the others keep answering', async (t) => {
     if (!ready) return t.skip('services not available');
     const key = (await store.keys.create('scale', 'kill', new Date())).key;
