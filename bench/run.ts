@@ -29,6 +29,7 @@ import {
 import { Rng } from './lib/synthetic.ts';
 import { gs1CheckDigit } from '../src/domain/identifiers/gs1-check-digits.ts';
 import { ensureCorpus } from './generate.ts';
+import { corpusPathOf } from '../src/store/engines/sqlite-files.ts';
 
 const { values } = parseArgs({
   options: {
@@ -354,7 +355,8 @@ async function warmCache(info: CorpusInfo): Promise<void> {
   let bytes = 0;
   if (engine === 'sqlite') {
     const buffer = Buffer.allocUnsafe(8 << 20);
-    for (const file of [info.location, `${info.location}-wal`]) {
+    const corpus = corpusPathOf(info.location);
+    for (const file of [info.location, `${info.location}-wal`, corpus, `${corpus}-wal`]) {
       if (!existsSync(file)) continue;
       const fd = openSync(file, 'r');
       for (let n; (n = readSync(fd, buffer, 0, buffer.length, null)) > 0;) bytes += n;
@@ -379,7 +381,7 @@ async function warmCache(info: CorpusInfo): Promise<void> {
 async function corpusRows(info: CorpusInfo, query: string) {
   type IdentifierRow = { kind: string; value: string; recall_id: string };
   if (engine === 'sqlite') {
-    const db = new SQLite(info.location, { readonly: true });
+    const db = new SQLite(corpusPathOf(info.location), { readonly: true });
     const rows = db.prepare(query).all() as IdentifierRow[];
     db.close();
     return rows;
@@ -470,7 +472,8 @@ async function ingestBench(): Promise<RunResult['ingest']> {
   if (engine === 'sqlite') {
     database = `/tmp/recalls-bench-ingest-${process.pid}.db`;
     cleanup = async () => {
-      for (const s of ['', '-wal', '-shm']) spawnSync('rm', ['-f', `${database}${s}`]);
+      for (const file of [database, corpusPathOf(database)])
+        for (const s of ['', '-wal', '-shm']) spawnSync('rm', ['-f', `${file}${s}`]);
     };
   } else {
     const admin = pgClient(adminUrl());

@@ -14,6 +14,7 @@ import { Worker } from 'node:worker_threads';
 import type { WorkerProgress, WorkerTarget } from './corpus-worker.ts';
 import { DATA_AS_OF, OBSERVED_LAST } from './corpus-rows.ts';
 import { SOURCE_SHAPES, sourceCounts } from './synthetic.ts';
+import { corpusPathOf } from '../../src/store/engines/sqlite-files.ts';
 
 /** Bumped whenever the generator's output changes, so that cached corpora are rebuilt. */
 export const GENERATOR_VERSION = 4;
@@ -123,10 +124,12 @@ async function registerSources(
 export async function buildSqliteCorpus(path: string, records: number): Promise<CorpusInfo> {
   const started = Date.now();
   mkdirSync(dirname(path), { recursive: true });
-  for (const suffix of ['', '-wal', '-shm']) rmSync(`${path}${suffix}`, { force: true });
+  for (const file of [path, corpusPathOf(path)])
+    for (const suffix of ['', '-wal', '-shm']) rmSync(`${file}${suffix}`, { force: true });
   await registerSources({ engine: 'sqlite', path });
 
-  const db = new SQLite(path);
+  // The corpus tables are in the corpus file beside `path` (src/store/engines/sqlite-files.ts).
+  const db = new SQLite(corpusPathOf(path));
   db.pragma('journal_mode = DELETE');
   db.pragma('journal_mode = OFF');
   db.pragma('synchronous = OFF');

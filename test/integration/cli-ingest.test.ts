@@ -67,7 +67,8 @@ function injectFault(database: Config['database'], table: string, rows: number):
     database,
     database.engine === 'sqlite'
       ? [
-          `CREATE TRIGGER inject_fault_${table} BEFORE INSERT ON ${table} WHEN ${full}
+          // A trigger lives in its table's file: the corpus tables' is attached as `corpus`.
+          `CREATE TRIGGER corpus.inject_fault_${table} BEFORE INSERT ON ${table} WHEN ${full}
            BEGIN SELECT RAISE(ABORT, 'injected fault'); END`,
         ]
       : [
@@ -83,7 +84,7 @@ function removeFault(database: Config['database'], table: string): Promise<void>
   return execute(
     database,
     database.engine === 'sqlite'
-      ? [`DROP TRIGGER inject_fault_${table}`]
+      ? [`DROP TRIGGER corpus.inject_fault_${table}`]
       : [`DROP TRIGGER inject_fault_${table} ON ${table}`, `DROP FUNCTION inject_fault_${table}()`],
   );
 }

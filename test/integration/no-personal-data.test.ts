@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { SQLite } from '../../src/store/engines/sqlite-driver.ts';
+import { corpusPathOf } from '../../src/store/engines/sqlite-files.ts';
 import { createArchive } from '../../src/ingest/archive.ts';
 import { createUpstreamClient } from '../../src/ingest/http-client.ts';
 import { runIngest } from '../../src/ingest/pipeline.ts';
@@ -160,7 +161,7 @@ test('no e-mail, phone number or name from a contact field is stored anywhere', 
     for (const firm of ['Yu Shang', 'Breakfast Burritos', 'North America', 'Salm Partners', 'San Antonio'])
       assert.ok(![...contacts.names].some((n) => n.includes(firm)), `${firm} is not a person`);
 
-    const db = new SQLite(join(dir, 'r.db'), { readonly: true });
+    const db = new SQLite(corpusPathOf(join(dir, 'r.db')), { readonly: true });
     const corpus = ['recalls', 'identifiers', 'revisions']
       .map((table) => JSON.stringify(db.prepare(`SELECT * FROM ${table}`).all()))
       .join('\n');
