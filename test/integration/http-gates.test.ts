@@ -722,4 +722,33 @@ describe('two keys on one request', () => {
     assert.match(p.detail, /Authorization.*X-API-Key/);
     assert.equal((await s.request('/v1/sources', { key: a, headers: { 'x-api-key': a } })).status, 200);
   });
+
+  test('two Authorization headers naming different keys are a 401; the same key twice is served', async () => {
+    const a = await s.key();
+    const b = await s.key();
+    /** GET /v1/sources with the headers as given, line by line (fetch would join them). */
+    const get = (authorizations: string[]) =>
+      new Promise<{ status: number; body: string }>((resolve, reject) => {
+        const req = httpRequest(`${s.url}/v1/sources`, {
+          headers: ['Host', new URL(s.url).host, ...authorizations.flatMap((v) => ['Authorization', v])],
+        });
+        req.on('response', (res) => {
+          let body = '';
+          res.on('data', (c) => (body += c));
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+        });
+        req.on('error', reject);
+        req.end();
+      });
+    for (const pair of [
+      [`Bearer ${a}`, `Bearer ${b}`],
+      [`Bearer ${b}`, `Bearer ${a}`],
+    ]) {
+      const r = await get(pair);
+      assert.equal(r.status, 401, r.body);
+      assert.match(JSON.parse(r.body).detail, /Authorization is sent more than once/);
+    }
+    assert.equal((await get([`Bearer ${a}`, `Bearer ${a}`])).status, 200);
+    assert.equal((await get([`Bearer ${a}`])).status, 200);
+  });
 });

@@ -27,12 +27,29 @@ export function rememberedPlans(): RememberedPlans {
 /** The key presented by a request, or why there is none usable. */
 type Presented = { key: string } | { state: 'missing' } | { state: 'invalid'; detail?: string };
 
+/** Whether the request carries Authorization more than once with different values (Node keeps the first). */
+function authorizationsDiffer(raw: readonly string[]): boolean {
+  let first: string | undefined;
+  for (let i = 0; i < raw.length; i += 2) {
+    const name = raw[i]!;
+    if (name.length !== 13 || name.toLowerCase() !== 'authorization') continue;
+    if (first === undefined) first = raw[i + 1];
+    else if (raw[i + 1] !== first) return true;
+  }
+  return false;
+}
+
 function presentedKey(request: FastifyRequest): Presented {
   const { authorization } = request.headers;
   const header = request.headers['x-api-key'];
   if (Array.isArray(header)) return { state: 'invalid' };
   const other = header?.trim();
   if (authorization === undefined) return other === undefined ? { state: 'missing' } : { key: other };
+  if (authorizationsDiffer(request.raw.rawHeaders))
+    return {
+      state: 'invalid',
+      detail: 'Authorization is sent more than once with different values; send one key, in one header.',
+    };
   const m = /^Bearer[ ]+(\S+)\s*$/i.exec(authorization);
   if (m === null) return { state: 'invalid' };
   if (other !== undefined && other !== '' && other !== m[1])
