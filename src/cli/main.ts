@@ -8,7 +8,7 @@ import { Argument, Command, InvalidArgumentError, Option } from 'commander';
 import cliProgress from 'cli-progress';
 import { PLAN_IDS, ConfigError } from '../config.ts';
 import { createMemoryBurstLimiter } from '../http/gates/burst-limiter.ts';
-import { createRedisBurstLimiter } from '../http/gates/burst-redis.ts';
+import { createRedisBurstLimiter, REDIS_RETRY_MS } from '../http/gates/burst-redis.ts';
 import { buildApp } from '../http/app.ts';
 import { runIngest, type ProgressEvent, type SourceOutcome } from '../ingest/pipeline.ts';
 import { SOURCE_ADAPTERS, SOURCE_IDS } from '../ingest/registry.ts';
@@ -40,7 +40,12 @@ async function serve(): Promise<void> {
     rt.config.redisUrl === null
       ? createMemoryBurstLimiter()
       : createRedisBurstLimiter(rt.config.redisUrl, {
-          onError: (err) => rt.logger.error({ err }, 'burst limiter: Redis unavailable, admitting'),
+          onOutage: (err) =>
+            rt.logger.warn(
+              { err: { message: (err as Error).message } },
+              `burst limiter: Redis unavailable, counting bursts in this node's memory (Redis tried again every ${REDIS_RETRY_MS / 1000} s)`,
+            ),
+          onRecovery: () => rt.logger.info('burst limiter: Redis answers again, bursts counted there'),
         });
   const app = await buildApp({
     store: rt.store,

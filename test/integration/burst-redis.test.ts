@@ -1,9 +1,12 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createServer, type AddressInfo } from 'node:net';
 import { test } from 'node:test';
 import { createRedisBurstLimiter } from '../../src/http/gates/burst-redis.ts';
 import { sqliteOnly } from '../support/database.ts';
 import { REDIS_URL, requireService } from '../support/services.ts';
+import { until } from '../support/until.ts';
 
 const skip = sqliteOnly('no database');
 
@@ -41,14 +44,78 @@ test('two nodes share one burst counter per client in Redis', { skip }, async (t
   }
 });
 
-test('an unreachable Redis admits requests and reports the error', { skip }, async () => {
-  const errors: unknown[] = [];
-  const limiter = createRedisBurstLimiter('redis://127.0.0.1:9', { onError: (e) => errors.push(e) });
-  try {
-    const d = await limiter.hit('203.0.113.7', 1, 60, Date.now());
-    assert.equal(d.allowed, true);
-    assert.ok(errors.length > 0);
-  } finally {
-    await limiter.close();
-  }
-});
+/** A Redis server of the test's own on a free port (killed and restarted by the test). */
+function startRedis(port: number): ChildProcess {
+  return spawn(
+    'redis-server',
+    ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
+    {
+      stdio: 'ignore',
+    },
+  );
+}
+
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+test(
+  'Redis down: bursts are counted in memory, each request fast after the first, one line per outage and recovery',
+  { skip },
+  async (t) => {
+    if (!(await requireService(t, 'Redis', REDIS_URL))) return; // the machine has Redis: so it has redis-server
+    const port = await freePort();
+    let server = startRedis(port);
+    const log: string[] = [];
+    const limiter = createRedisBurstLimiter(`redis://127.0.0.1:${port}`, {
+      prefix: `recalls-test:${randomBytes(4).toString('hex')}:`,
+      retryMs: 300,
+      onOutage: () => log.push('outage'),
+      onRecovery: () => log.push('recovery'),
+    });
+    try {
+      await until(
+        async () => (await limiter.hit('203.0.113.1', 100, 60, Date.now())).count > 0,
+        () => 'the limiter to count in Redis',
+      );
+      server.kill('SIGKILL');
+      await new Promise((resolve) => server.once('exit', resolve));
+      await limiter.hit('203.0.113.7', 3, 60, Date.now()); // the first may wait for the failure
+      const took: number[] = [];
+      const allowed: boolean[] = [];
+      for (let i = 0; i < 20; i++) {
+        const started = performance.now();
+        allowed.push((await limiter.hit('203.0.113.7', 3, 60, Date.now())).allowed);
+        took.push(performance.now() - started);
+        await new Promise((r) => setTimeout(r, 25)); // past retryMs: Redis is tried again, off the requests
+      }
+      assert.ok(
+        Math.max(...took) < 50,
+        `each hit after the first took at most ${Math.max(...took).toFixed(1)} ms`,
+      );
+      assert.deepEqual(allowed.slice(0, 3), [true, true, false], 'the limit holds, counted in memory');
+      assert.deepEqual(log, ['outage'], 'one line for the outage, however many requests and reconnections');
+      server = startRedis(port);
+      // Requests go on meanwhile: one of them, once Redis is back and retryMs has passed, starts the ping.
+      await until(
+        async () => {
+          await limiter.hit('203.0.113.8', 100, 60, Date.now());
+          return log.includes('recovery');
+        },
+        () => `Redis to be used again (log ${JSON.stringify(log)})`,
+      );
+      await until(
+        async () => (await limiter.hit('203.0.113.9', 100, 60, Date.now())).count > 0,
+        () => 'the limiter to count in Redis again',
+      );
+      assert.deepEqual(log, ['outage', 'recovery']);
+    } finally {
+      await limiter.close();
+      server.kill('SIGKILL');
+    }
+  },
+);

@@ -1,11 +1,18 @@
 /**
- * The burst limiter shared by every API node: the same fixed one-minute windows as the
- * in-memory limiter, counted in Redis by one atomic script, so a client meets its limit across
- * nodes rather than once per node. If Redis cannot be reached the request is let through and the
- * failure logged: burst limits are deliberately permissive, and quotas (in the database) still hold.
+ * The burst limiter shared by every API node: the same fixed one-minute windows as the in-memory limiter,
+ * counted in Redis by one atomic script, so a client meets its limit across nodes rather than once per node.
+ *
+ * A breaker keeps a Redis outage off the request path: once a command fails or the connection drops, the node
+ * counts bursts in its own memory (each node then holds each client to the limit on its own) and tries Redis
+ * again at most every `retryMs` (REDIS_RETRY_MS), by one ping in the background, never on a request. One
+ * warning is logged when an outage begins and one line when Redis answers again; quotas (in the database)
+ * hold throughout.
  */
 import { Redis } from 'ioredis';
-import type { BurstDecision, BurstLimiter } from './burst-limiter.ts';
+import { createMemoryBurstLimiter, type BurstDecision, type BurstLimiter } from './burst-limiter.ts';
+
+/** After a failure, how long a node counts bursts in memory before it tries Redis again. */
+export const REDIS_RETRY_MS = 10_000;
 
 const HIT = `
 local count = redis.call('INCR', KEYS[1])
@@ -15,17 +22,59 @@ if ttl < 0 then redis.call('PEXPIRE', KEYS[1], ARGV[1]); ttl = tonumber(ARGV[1])
 return {count, ttl}
 `;
 
-export function createRedisBurstLimiter(
-  url: string,
-  options: { prefix?: string; onError?: (error: unknown) => void } = {},
-): BurstLimiter {
-  // Commands queue while connecting; each is bounded so that a Redis outage costs a request
-  // at most this long before it is admitted.
+export interface RedisBurstOptions {
+  /** Key prefix of the counters (default `recalls:burst:`). */
+  prefix?: string;
+  /** Default REDIS_RETRY_MS. */
+  retryMs?: number;
+  /** Once, when an outage begins. */
+  onOutage?: (error: unknown) => void;
+  /** Once, when Redis answers again after an outage. */
+  onRecovery?: () => void;
+}
+
+export function createRedisBurstLimiter(url: string, options: RedisBurstOptions = {}): BurstLimiter {
+  // Each command is bounded, so the one request that meets a new outage waits at most this long.
   const redis = new Redis(url, { maxRetriesPerRequest: 1, commandTimeout: 500, connectTimeout: 1000 });
-  redis.on('error', (error: unknown) => options.onError?.(error));
   const prefix = options.prefix ?? 'recalls:burst:';
+  const retryMs = options.retryMs ?? REDIS_RETRY_MS;
+  const memory = createMemoryBurstLimiter();
+  let outage = false;
+  let retryAt = 0;
+  let probing = false;
+
+  const trip = (error: unknown): void => {
+    retryAt = Date.now() + retryMs;
+    if (outage) return;
+    outage = true;
+    options.onOutage?.(error);
+  };
+  // Connection errors (and each failed reconnection) arrive here, not on a request.
+  redis.on('error', trip);
+  redis.on('close', () => trip(new Error('the connection to Redis closed')));
+
+  const probe = (): void => {
+    if (probing || Date.now() < retryAt || redis.status !== 'ready') return;
+    probing = true;
+    redis.ping().then(
+      () => {
+        probing = false;
+        outage = false;
+        options.onRecovery?.();
+      },
+      (error: unknown) => {
+        probing = false;
+        trip(error);
+      },
+    );
+  };
+
   return {
-    async hit(client, limit, windowSeconds): Promise<BurstDecision> {
+    async hit(client, limit, windowSeconds, nowMs): Promise<BurstDecision> {
+      if (outage) {
+        probe();
+        return memory.hit(client, limit, windowSeconds, nowMs);
+      }
       try {
         const [count, ttl] = (await redis.eval(
           HIT,
@@ -40,12 +89,14 @@ export function createRedisBurstLimiter(
           resetSeconds: Math.max(1, Math.ceil(ttl / 1000)),
         };
       } catch (error) {
-        options.onError?.(error);
-        return { allowed: true, count: 0, remaining: limit, resetSeconds: windowSeconds };
+        trip(error);
+        return memory.hit(client, limit, windowSeconds, nowMs);
       }
     },
     async close() {
+      redis.removeAllListeners('close');
       redis.disconnect();
+      await memory.close();
     },
   };
 }
