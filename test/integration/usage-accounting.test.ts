@@ -5,6 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
+import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
@@ -12,7 +13,7 @@ import { openStore, type Store } from '../../src/store/database.ts';
 import { listeningUrl, runCli, startCli } from '../support/cli.ts';
 import { createTestDatabase, type TestDatabase } from '../support/database.ts';
 import { pool } from '../support/pool.ts';
-import { draft, startService, usageReaches, type TestService } from '../support/service.ts';
+import { draft, settledUsage, startService, usageReaches, type TestService } from '../support/service.ts';
 import { until } from '../support/until.ts';
 
 const month = () => new Date().toISOString().slice(0, 7);
@@ -87,6 +88,35 @@ describe('usage on an unmetered request quota', () => {
         'two checks of two fit in five identifiers, the third does not',
       );
       await assertUsage(s, key, { requests: 2, identifiers: 4 });
+    } finally {
+      await s.close();
+    }
+  });
+});
+
+describe('what a client that disconnects is charged', () => {
+  test('an answer handed to the operating system in full is charged, read or not', async () => {
+    const s = await startService();
+    try {
+      const key = await s.key('starter');
+      const url = new URL(s.url);
+      // Each client sends its request and disconnects as soon as the answer starts, reading nothing more.
+      for (let i = 0; i < 10; i++) {
+        await new Promise<void>((resolve, reject) => {
+          const socket = connect(Number(url.port), url.hostname, () =>
+            socket.write(
+              `GET /v1/recalls?limit=5 HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${key}\r\n\r\n`,
+            ),
+          );
+          socket.once('data', () => {
+            socket.destroy();
+            resolve();
+          });
+          socket.on('error', reject);
+        });
+      }
+      const usage = await settledUsage(s, key);
+      assert.equal(usage.requests, 10, 'every answer written in full is used, though never read');
     } finally {
       await s.close();
     }
