@@ -5,7 +5,8 @@
  */
 import { Worker } from 'node:worker_threads';
 import { UpstreamError, type UpstreamFailure } from './errors.ts';
-import { preparePage, type PreparedPage } from './prepare.ts';
+import type { PreparedRecall } from '../store/recall-rows.ts';
+import { preparePageInParts, type PreparedPage } from './prepare.ts';
 import { SOURCE_ADAPTERS } from './registry.ts';
 import type { RawPage, SourceAdapter } from './source.ts';
 
@@ -28,9 +29,9 @@ export interface PageJob {
   body: ArrayBuffer;
 }
 
-/** What the worker sends back for a page: its preparation, or what the parse threw. */
+/** What the worker sends back for a page: its preparation (its first part, `more` to follow), or what it threw. */
 export type PageJobResult =
-  | { job: number; page: PreparedPage }
+  | { job: number; page: PreparedPage; more: boolean }
   | {
       job: number;
       error: {
@@ -40,11 +41,71 @@ export type PageJobResult =
       };
     };
 
-/** Prepares each page at once, on the calling thread. */
+/** A further part of a page's rows, from the worker. */
+export interface PartMessage {
+  job: number;
+  part: PreparedRecall[];
+  last: boolean;
+}
+
+/** To the worker: a part of the job was taken (the worker prepares the next), or the rest is not wanted. */
+export type WorkerControl = { take: number } | { cancel: number };
+
+/**
+ * The parts of a page after its first, as the worker sends them: each one taken tells the worker to prepare
+ * another, so a handful are held at a time. A consumer that stops early cancels the rest.
+ */
+class Parts implements AsyncIterable<PreparedRecall[]> {
+  private readonly queue: PreparedRecall[][] = [];
+  private complete = false;
+  private error: Error | undefined;
+  private wake: (() => void) | undefined;
+
+  constructor(
+    private readonly job: number,
+    private readonly send: (control: WorkerControl) => void,
+  ) {}
+
+  push(part: PreparedRecall[], last: boolean): void {
+    this.queue.push(part);
+    if (last) this.complete = true;
+    this.wake?.();
+  }
+
+  fail(error: Error): void {
+    this.error = error;
+    this.wake?.();
+  }
+
+  async *[Symbol.asyncIterator](): AsyncGenerator<PreparedRecall[]> {
+    let finished = false;
+    try {
+      this.send({ take: this.job }); // the page's first part has been taken
+      for (;;) {
+        while (this.queue.length === 0 && !this.complete && this.error === undefined)
+          await new Promise<void>((resolve) => (this.wake = resolve));
+        const part = this.queue.shift();
+        if (part !== undefined) {
+          this.send({ take: this.job });
+          yield part;
+        } else if (this.error !== undefined) {
+          throw this.error;
+        } else {
+          finished = true;
+          return;
+        }
+      }
+    } finally {
+      if (!finished && this.error === undefined) this.send({ cancel: this.job });
+    }
+  }
+}
+
+/** Prepares each page on the calling thread, a large one a part at a time as its rows are taken. */
 export function createInlinePreparer(): PagePreparer {
   return {
     accepts: () => true,
-    prepare: async (adapter, page) => preparePage(adapter, page),
+    prepare: async (adapter, page) => preparePageInParts(adapter, page),
     close: async () => {},
   };
 }
@@ -62,8 +123,9 @@ function startWorker(): Worker {
 
 /**
  * Prepares pages on one worker thread, started at the first page. Each page's bytes are copied to the
- * thread (the caller keeps its page); the rows come back by structured clone. If the thread dies, the
- * pages it held are refused with the reason, and the next page starts a new thread.
+ * thread (the caller keeps its page); the rows come back by structured clone, a large page's in parts
+ * (`PreparedPage.more`). If the thread dies, the pages it held are refused with the reason, and the next page
+ * starts a new thread.
  */
 export function createWorkerPreparer(): PagePreparer {
   let worker: Worker | undefined;
@@ -72,22 +134,43 @@ export function createWorkerPreparer(): PagePreparer {
     number,
     { resolve: (page: PreparedPage) => void; reject: (error: Error) => void }
   >();
+  const streams = new Map<number, Parts>();
 
   const refuseAll = (error: Error) => {
     for (const p of pending.values()) p.reject(error);
     pending.clear();
+    for (const parts of streams.values()) parts.fail(error);
+    streams.clear();
   };
 
   const thread = (): Worker => {
     if (worker !== undefined) return worker;
     const started = startWorker();
-    started.on('message', (result: PageJobResult) => {
-      const waiting = pending.get(result.job);
-      if (waiting === undefined) return;
-      pending.delete(result.job);
-      if (pending.size === 0) started.unref();
-      if ('page' in result) waiting.resolve(result.page);
-      else waiting.reject(revive(result.error));
+    const send = (control: WorkerControl) => started.postMessage(control);
+    started.on('message', (result: PageJobResult | PartMessage) => {
+      if ('part' in result) {
+        streams.get(result.job)?.push(result.part, result.last);
+        if (result.last) streams.delete(result.job);
+      } else {
+        const waiting = pending.get(result.job);
+        const parts = streams.get(result.job);
+        pending.delete(result.job);
+        if ('page' in result) {
+          let page = result.page;
+          if (result.more) {
+            const more = new Parts(result.job, send);
+            streams.set(result.job, more);
+            page = { ...page, more };
+          }
+          waiting?.resolve(page);
+        } else {
+          const error = revive(result.error);
+          waiting?.reject(error);
+          parts?.fail(error);
+          streams.delete(result.job);
+        }
+      }
+      if (pending.size === 0 && streams.size === 0) started.unref();
     });
     started.on('error', (error) => {
       if (worker === started) worker = undefined;

@@ -214,9 +214,14 @@ async function ingestSource(
         read.dataAsOf = read.pages === 0 ? page.dataAsOf : oldest(read.dataAsOf, page.dataAsOf);
         read.records += page.records.length;
         read.setAside.push(...page.setAside);
+        yield page.records;
+        // A large page's further rows, a part at a time (page-preparer.ts).
+        for await (const part of page.more ?? []) {
+          read.records += part.length;
+          yield part;
+        }
         read.pages += 1;
         options.onProgress?.({ type: 'page', sourceId: id, pages: read.pages, records: read.records });
-        yield page.records;
       }
     };
     // Once every page is read, before anything is committed: a drifted or empty feed changes nothing.

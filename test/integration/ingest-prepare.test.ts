@@ -18,7 +18,7 @@ import { UpstreamError } from '../../src/ingest/errors.ts';
 import { createUpstreamClient } from '../../src/ingest/http-client.ts';
 import { createWorkerPreparer } from '../../src/ingest/page-preparer.ts';
 import { runIngest, type IngestResult, type SourceOutcome } from '../../src/ingest/pipeline.ts';
-import { preparePage } from '../../src/ingest/prepare.ts';
+import { PREPARED_PART, preparePageInParts, type PreparedPage } from '../../src/ingest/prepare.ts';
 import { SOURCE_ADAPTERS } from '../../src/ingest/registry.ts';
 import { usFdaFood } from '../../src/ingest/sources/us-fda-food/index.ts';
 import { openStore, type Store } from '../../src/store/database.ts';
@@ -253,7 +253,41 @@ describe('the page preparation thread', () => {
   test('prepares the rows that the calling thread prepares', async () => {
     const preparer = createWorkerPreparer();
     try {
-      assert.deepEqual(await preparer.prepare(usFdaFood, page), preparePage(usFdaFood, page));
+      assert.deepEqual(await preparer.prepare(usFdaFood, page), preparePageInParts(usFdaFood, page));
+    } finally {
+      await preparer.close();
+    }
+  });
+
+  /** A page's rows, its parts joined. */
+  async function allRows(prepared: PreparedPage) {
+    const parts = [prepared.records.length];
+    const rows = [...prepared.records];
+    for await (const part of prepared.more ?? []) {
+      parts.push(part.length);
+      rows.push(...part);
+    }
+    return { parts, rows };
+  }
+
+  test('a large page comes in parts, the same rows on either thread; a consumer that stops early cancels the rest', async () => {
+    const big = {
+      name: 'page-0002.json',
+      body: Buffer.from(fdaPage(range(0, 2 * PREPARED_PART + 500).map((i) => fdaRecord(i)))),
+    };
+    const preparer = createWorkerPreparer();
+    try {
+      const inWorker = await allRows(await preparer.prepare(usFdaFood, big));
+      const inline = await allRows(preparePageInParts(usFdaFood, big));
+      assert.deepEqual(inWorker.parts, [PREPARED_PART, PREPARED_PART, 500]);
+      assert.deepEqual(inWorker, inline);
+      // Stop after the first further part: the thread drops the page and prepares the next one.
+      const stopped = await preparer.prepare(usFdaFood, big);
+      for await (const part of stopped.more!) {
+        assert.equal(part.length, PREPARED_PART);
+        break;
+      }
+      assert.equal((await preparer.prepare(usFdaFood, page)).records.length, 50);
     } finally {
       await preparer.close();
     }
