@@ -5,6 +5,7 @@
 import type { Kysely } from 'kysely';
 import type { CheckReceipt, CheckReceiptSummary } from '../domain/check.ts';
 import type { Metered } from '../domain/meters.ts';
+import type { Engine } from './engine.ts';
 import type { Database } from './schema.ts';
 import type { UsageLimits, UsageStore } from './usage-store.ts';
 
@@ -82,6 +83,7 @@ function toReceipt(row: Omit<ChecksRow, 'seq'>): CheckReceipt {
 export class ChecksStore {
   constructor(
     private readonly db: Kysely<Database>,
+    private readonly engine: Engine,
     private readonly usage: UsageStore,
   ) {}
 
@@ -95,24 +97,29 @@ export class ChecksStore {
     charge: ReceiptCharge | null,
   ): Promise<'recorded' | 'taken' | 'over-quota'> {
     try {
-      return await this.db.transaction().execute(async (trx) => {
-        const inserted = await trx
-          .insertInto('checks')
-          .values(toRow(write))
-          .onConflict((oc) => oc.columns(['key_id', 'idempotency_key', 'idempotency_generation']).doNothing())
-          .executeTakeFirst();
-        if (Number(inserted.numInsertedOrUpdatedRows ?? 0) === 0) return 'taken';
-        if (
-          charge !== null &&
-          !(await this.usage.reserveIn(trx, write.keyId, charge.month, charge.amount, charge.limits))
-        )
-          throw new OverQuota();
-        return 'recorded';
-      });
+      return await this.engine.withoutStall(() => this.transaction(write, charge));
     } catch (error) {
       if (error instanceof OverQuota) return 'over-quota';
       throw error;
     }
+  }
+
+  /** The receipt and its charge in one transaction (run again whole if the write lock was busy). */
+  private transaction(write: ReceiptWrite, charge: ReceiptCharge | null): Promise<'recorded' | 'taken'> {
+    return this.db.transaction().execute(async (trx) => {
+      const inserted = await trx
+        .insertInto('checks')
+        .values(toRow(write))
+        .onConflict((oc) => oc.columns(['key_id', 'idempotency_key', 'idempotency_generation']).doNothing())
+        .executeTakeFirst();
+      if (Number(inserted.numInsertedOrUpdatedRows ?? 0) === 0) return 'taken';
+      if (
+        charge !== null &&
+        !(await this.usage.reserveIn(trx, write.keyId, charge.month, charge.amount, charge.limits))
+      )
+        throw new OverQuota();
+      return 'recorded';
+    });
   }
 
   /** A receipt of this key, with its matches; undefined for a missing one or another key's. */

@@ -92,7 +92,7 @@ export async function openStore(database: Config['database']): Promise<Store> {
     sources: new SourcesStore(db, state),
     keys: new KeysStore(db, engine, state),
     usage,
-    checks: new ChecksStore(db, usage),
+    checks: new ChecksStore(db, engine, usage),
     locks: new LocksStore(db),
     report: new ReportStore(db),
     cursorSecret,

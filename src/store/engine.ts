@@ -38,6 +38,11 @@ export type CommitSignal =
       listen(channel: string, onMessage: (payload: string | undefined) => void): () => Promise<void>;
     };
 
+/** On SQLite, how long one try of a serving write waits for the write lock, blocking the event loop. */
+export const WRITE_TRY_MS = 5;
+/** On SQLite, how long a serving write keeps trying before it fails (the connection's busy timeout). */
+export const BUSY_DEADLINE_MS = 30_000;
+
 /** Distinct statements an engine keeps prepared; past this, statements are prepared per call. */
 export const PREPARED_LIMIT = 500;
 
@@ -63,6 +68,13 @@ export interface Engine {
   readonly commits: CommitSignal;
   /** Runs once the schema is current: SQLite moves corpus tables still among the service's records to their file. */
   ready(): Promise<void>;
+  /**
+   * Runs a write made while serving so that a write lock held elsewhere never stalls the event loop for long:
+   * on SQLite (whose driver waits synchronously) each try waits at most WRITE_TRY_MS for the lock, and between
+   * tries the event loop runs, for up to BUSY_DEADLINE_MS in all; PostgreSQL waits off the event loop anyway.
+   * `write` may run more than once: it must be a whole transaction, or one statement.
+   */
+  withoutStall<T>(write: () => Promise<T>): Promise<T>;
   /** Prepares `?`-placeholder text or a query compiled by `db`; reused while among PREPARED_LIMIT kept. */
   prepare<R = Record<string, unknown>>(query: string | CompiledQuery<R>): Prepared<R>;
   /**

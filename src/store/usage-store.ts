@@ -10,7 +10,7 @@
 import { sql, type Transaction } from 'kysely';
 import { METERS, type Meter, type Metered } from '../domain/meters.ts';
 import { leaseBlock, remainingNeeded, type LeaseRule } from '../domain/quota-lease.ts';
-import type { Engine } from './engine.ts';
+import type { Engine, Prepared } from './engine.ts';
 import type { Database } from './schema.ts';
 
 /** A monthly limit per meter; `null` is unmetered. */
@@ -72,7 +72,8 @@ export class UsageStore {
     let remaining = hint;
     for (let attempt = 0; ; attempt++) {
       const block = attempt < SIZED_ATTEMPTS ? Math.max(1, leaseBlock(remaining, rule)) : 1;
-      const [row] = await lease.all([block, keyId, month, limit, remainingNeeded(block, rule)]);
+      const params = [block, keyId, month, limit, remainingNeeded(block, rule)];
+      const [row] = await this.engine.withoutStall(() => lease.all(params));
       if (row !== undefined)
         return { granted: block, remaining: limit - Number(row.requests) - Number(row.requests_leased) };
       const now = await this.standing(keyId, month, true);
@@ -88,9 +89,11 @@ export class UsageStore {
   async settleRequests(keyId: string, month: string, used: number, fromLease: number): Promise<void> {
     const settle = this.engine.prepare(SETTLE);
     const params = [used, fromLease, keyId, month];
-    if ((await settle.run(params)) === 1) return;
-    await this.engine.prepare(ENSURE_ROW).run([keyId, month]);
-    if ((await settle.run(params)) !== 1)
+    const run = (statement: Prepared<unknown>, values: readonly unknown[]) =>
+      this.engine.withoutStall(() => statement.run(values));
+    if ((await run(settle, params)) === 1) return;
+    await run(this.engine.prepare(ENSURE_ROW), [keyId, month]);
+    if ((await run(settle, params)) !== 1)
       throw new Error(`usage of ${keyId} for ${month} could not be recorded`);
   }
 
@@ -127,7 +130,7 @@ export class UsageStore {
   async standing(keyId: string, month: string, ensure = false): Promise<UsageStanding> {
     let [row] = await this.engine.prepare<Counters>(SELECT).all([keyId, month]);
     if (row === undefined && ensure) {
-      await this.engine.prepare(ENSURE_ROW).run([keyId, month]);
+      await this.engine.withoutStall(() => this.engine.prepare(ENSURE_ROW).run([keyId, month]));
       [row] = await this.engine.prepare<Counters>(SELECT).all([keyId, month]);
     }
     const used = {} as Metered;

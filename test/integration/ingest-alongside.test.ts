@@ -21,22 +21,29 @@ import { draft, json, startService, type TestService } from '../support/service.
 /** The longest any request (or the revocation) may wait. */
 const MAX_WAIT_MS = 250;
 
-/** Holds the write lock of an SQLite file in a child process for `ms`; resolves once it is held. */
-function holdWriteLock(file: string, ms: number): Promise<{ release(): void }> {
+/** Holds the write lock of an SQLite file in a child process for `ms` (by a write to `table`); resolves once held. */
+function holdWriteLock(
+  file: string,
+  ms: number,
+  table = 'corpus_state',
+): Promise<{ release(): void; done: Promise<void> }> {
   const script = `
     const Database = require(${JSON.stringify(SQLITE_DRIVER)});
     const db = new Database(${JSON.stringify(file)});
     db.exec('BEGIN IMMEDIATE');
-    db.exec("UPDATE corpus_state SET updated_at = updated_at");
+    db.exec("UPDATE ${table} SET id = id");
     process.stdout.write('locked\\n');
     Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ${ms});
     db.exec('ROLLBACK');`;
   const child = spawn(process.execPath, ['-e', script], { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] });
   return new Promise((resolve, reject) => {
     child.on('error', reject);
-    child.on('exit', (code) => reject(new Error(`the lock holder exited (${code}) before holding the lock`)));
+    child.once('exit', (code) =>
+      reject(new Error(`the lock holder exited (${code}) before holding the lock`)),
+    );
+    const done = new Promise<void>((exited) => child.on('exit', () => exited()));
     child.stdout!.on('data', (d: Buffer) => {
-      if (d.toString().includes('locked')) resolve({ release: () => child.kill('SIGKILL') });
+      if (d.toString().includes('locked')) resolve({ release: () => child.kill('SIGKILL'), done });
     });
   });
 }
@@ -136,6 +143,35 @@ describe('an ingest never stalls the API', { skip: sqliteOnly('the two SQLite fi
     } finally {
       lock.release();
     }
+  });
+
+  test("a write that must wait for the service records' lock waits off the event loop", async () => {
+    // Another process holds the service file's write lock for 1.5 s (no ingest does; a long command might).
+    const path = (s.config.database as { path: string }).path;
+    const fresh = await s.key('starter'); // its first request needs a lease: a write
+    const lock = await holdWriteLock(path, 1500, 'keys_state');
+    const started = performance.now();
+    const check = s.request('/v1/checks', { key, body: { identifiers: [{ kind: 'upc', value: upc }] } });
+    const lookup = s.request(`/v1/identifiers/upc/${encodeURIComponent(upc)}`, { key: fresh });
+    let slowest = 0;
+    let pings = 0;
+    while (performance.now() - started < 1200) {
+      const t0 = performance.now();
+      const r = await s.request('/v1/health');
+      await r.arrayBuffer();
+      slowest = Math.max(slowest, performance.now() - t0);
+      pings++;
+    }
+    assert.ok(
+      slowest < MAX_WAIT_MS,
+      `while the writes waited, /v1/health took up to ${slowest.toFixed(0)} ms`,
+    );
+    assert.ok(pings > 10, `${pings} answers while the lock was held`);
+    const [checked, looked] = await Promise.all([check, lookup]);
+    assert.equal(checked.status, 201, 'the receipt is recorded once the lock is free');
+    assert.equal(looked.status, 200, 'the lease is taken once the lock is free');
+    assert.ok(performance.now() - started >= 1400, 'both waited for the lock');
+    await lock.done;
   });
 
   test('a real ingest of a 20,000-record source runs beside the requests', async () => {

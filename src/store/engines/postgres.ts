@@ -128,6 +128,7 @@ export function openPostgres(url: string): Engine {
     ],
     commits: listener(url),
     ready: async () => {},
+    withoutStall: (write) => write(),
     prepare,
     utf8: (column) => sql<string>`${sql.ref(column)}`,
     jsonQuote: (value) => sql<string>`to_json(${value}::text)::text`,

@@ -6,7 +6,8 @@ import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { CompiledQuery, Kysely, SqliteDialect, sql } from 'kysely';
 import { LRUCache } from 'lru-cache';
-import { PREPARED_LIMIT, type Engine, type Prepared } from '../engine.ts';
+import { setTimeout as delay } from 'node:timers/promises';
+import { BUSY_DEADLINE_MS, PREPARED_LIMIT, WRITE_TRY_MS, type Engine, type Prepared } from '../engine.ts';
 import type { Database } from '../schema.ts';
 import { corpusPathOf, moveCorpusTables } from './sqlite-files.ts';
 import { SQLite, type SqliteStatement } from './sqlite-driver.ts';
@@ -20,7 +21,7 @@ export function openSqlite(path: string): Engine {
     connection.pragma(`${schema}.journal_mode = WAL`);
     connection.pragma(`${schema}.synchronous = NORMAL`);
   }
-  connection.pragma('busy_timeout = 30000');
+  connection.pragma(`busy_timeout = ${BUSY_DEADLINE_MS}`);
   connection.pragma('foreign_keys = ON');
   // 32 MiB of page cache for the corpus (the default is 2 MiB): holds the interior pages of the identifier
   // and order indexes at millions of rows (~3 MB per index at 10 M entries), so a probe reads one
@@ -96,6 +97,21 @@ export function openSqlite(path: string): Engine {
       read: () => `${mainVersion.get() as number} ${corpusVersion.get() as number}`,
     },
     ready: async () => moveCorpusTables(connection),
+    async withoutStall(write) {
+      const deadline = Date.now() + BUSY_DEADLINE_MS;
+      for (let pause = 1; ; pause = Math.min(2 * pause, 50)) {
+        connection.pragma(`busy_timeout = ${WRITE_TRY_MS}`);
+        try {
+          return await write();
+        } catch (error) {
+          const code = (error as { code?: string }).code;
+          if (!code?.startsWith('SQLITE_BUSY') || Date.now() > deadline) throw error;
+        } finally {
+          connection.pragma(`busy_timeout = ${BUSY_DEADLINE_MS}`);
+        }
+        await delay(pause);
+      }
+    },
     prepare,
     utf8: (column) => sql<Uint8Array>`CAST(${sql.ref(column)} AS BLOB)`,
     jsonQuote: (value) => sql<string>`json_quote(${value})`,
