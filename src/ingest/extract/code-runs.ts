@@ -169,6 +169,11 @@ const COMMON_CAPITALS = new Set([
   'FNSKU',
 ]);
 
+/** A brand's name in a list of models: a capitalised word. */
+const BRAND_WORD = /^\p{Lu}\p{Ll}+$/u;
+/** A model number beside a brand: letters and digits together, four characters at least (not a name's "3000"). */
+const MIXED_CODE = /^(?=.*\d)(?=.*[A-Za-z])[A-Za-z0-9][A-Za-z0-9/-]{3,}$/;
+
 /** A verb after a list's last code: its short capital group belongs to the code ("40513 ABX are"). */
 const VERB_AFTER = /^(?:is|are|was|were|has|have|had)$/;
 
@@ -345,6 +350,19 @@ export class CodeRunReader {
       if (model !== -1 && normaliseIdentifier('model', t.text).ok)
         return { column: model, value: t.text, next: i + 1 };
     }
+    // In a list of models, a brand before the next one: "KX-200A, Zephyra KX-310B and KX-420C".
+    if (!table && BRAND_WORD.test(t.text) && SEPARATORS.has(this.tokens[i - 1]?.text.toLowerCase() ?? '')) {
+      const code = this.tokens[i + 1];
+      const model = columns.findIndex((c) => c.family === 'model');
+      if (
+        model !== -1 &&
+        code !== undefined &&
+        this.text.slice(t.end, code.start) === ' ' &&
+        MIXED_CODE.test(code.text) &&
+        this.fits(code.text, columns[model]!, false)
+      )
+        return { column: model, value: code.text, next: i + 2 };
+    }
     // In a list, a code after a short capital prefix: "VRS Plus-150"; in a table, the same as a
     // row's other designation after a slash ("010-130A1 / CX 199-NG").
     const alternate = table && this.tokens[i - 1]?.text === '/';
@@ -387,9 +405,14 @@ export class CodeRunReader {
     const next = this.tokens[i + 1];
     if (next !== undefined && isUnitWord(next.text)) return null;
     if (this.isMeasureMark(i)) return null;
-    // A lot in two groups whose first is no code alone ("01/15/24 CH1").
+    // A lot in two groups whose first is no code alone ("01/15/24 CH1"), or a unit's date code and its
+    // plant ("05/23 PL1").
     const lot = columns.findIndex((c) => c.family === 'lot');
-    if (lot !== -1 && this.grouped(i) && !columns.some((c) => this.fits(t.text, c, table))) {
+    if (
+      lot !== -1 &&
+      this.grouped(i) &&
+      (isDateLike(t.text) || !columns.some((c) => this.fits(t.text, c, table)))
+    ) {
       const value = `${t.text} ${this.tokens[i + 1]!.text}`;
       if (normaliseIdentifier(columns[lot]!.kind, value).ok) return { column: lot, value, next: i + 2 };
     }

@@ -622,3 +622,19 @@ test('a barcode printed as AI (01) and digit groups gives its GTIN', () => {
   // A check digit that fails gives nothing.
   assert.deepEqual(ids('The carton reads (01) 0 0361958 01013 8.'), []);
 });
+
+test("a unit's date code and its plant are one lot", () => {
+  assert.deepEqual(ids('The heaters have date codes 05/23 PL1 and 06/23 PL1 printed on the base.'), [
+    'lot:0523PL1:inferred:05/23 PL1',
+    'lot:0623PL1:inferred:06/23 PL1',
+  ]);
+});
+
+test('a brand between the model numbers of a list does not end it; a model name is no model number', () => {
+  assert.deepEqual(ids('Model numbers KX-200A, Zephyra KX-310B and KX-420C are included.'), [
+    'model:KX200A:inferred:KX-200A',
+    'model:KX310B:inferred:KX-310B',
+    'model:KX420C:inferred:KX-420C',
+  ]);
+  assert.deepEqual(ids('Models KX-200A and Deluxe 3000 are included.'), ['model:KX200A:inferred:KX-200A']);
+});
