@@ -25,6 +25,7 @@ import { ProblemError } from './problems.ts';
 import { answerClientError, HEADERS_TIMEOUT_MS, protocolRules, TIMEOUT_CHECK_MS } from './protocol.ts';
 import type { RouteContext } from './route-context.ts';
 import { checkRoutes } from './routes/checks.ts';
+import { problemTypeRoutes } from './routes/problem-types.ts';
 import { healthRoutes } from './routes/health.ts';
 import { identifierRoutes } from './routes/identifiers.ts';
 import { recallRoutes } from './routes/recalls.ts';
@@ -119,6 +120,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     },
     { prefix: '/v1' },
   );
+  await app.register(problemTypeRoutes);
   await app.register(swaggerUi, {
     routePrefix: '/docs',
     uiConfig: { deepLinking: true, validatorUrl: null, tryItOutEnabled: false },

@@ -3,14 +3,69 @@
  * Callers branch on `type`; titles may be reworded.
  */
 export const PROBLEM_TYPES = {
-  unauthorized: { type: '/problems/unauthorized', status: 401, title: 'Missing or invalid API key' },
-  forbidden: { type: '/problems/forbidden', status: 403, title: 'API key revoked' },
-  'quota-exceeded': { type: '/problems/quota-exceeded', status: 402, title: 'Monthly quota exhausted' },
-  'rate-limited': { type: '/problems/rate-limited', status: 429, title: 'Burst limit exceeded' },
-  'not-found': { type: '/problems/not-found', status: 404, title: 'No such resource' },
-  'invalid-parameter': { type: '/problems/invalid-parameter', status: 400, title: 'Invalid parameter' },
-  'invalid-cursor': { type: '/problems/invalid-cursor', status: 400, title: 'Invalid cursor' },
-  internal: { type: '/problems/internal', status: 500, title: 'Internal error' },
+  unauthorized: {
+    type: '/problems/unauthorized',
+    status: 401,
+    title: 'Missing or invalid API key',
+    about:
+      'The request carries no API key, or one this service does not know. Send `Authorization: Bearer <key>` or ' +
+      '`X-API-Key: <key>`. Two headers naming different keys are refused the same way.',
+  },
+  forbidden: {
+    type: '/problems/forbidden',
+    status: 403,
+    title: 'API key revoked',
+    about: "The API key was revoked by the service's operator. Ask for a new key.",
+  },
+  'quota-exceeded': {
+    type: '/problems/quota-exceeded',
+    status: 402,
+    title: 'Monthly quota exhausted',
+    about:
+      "The key's plan allows so many requests, and so many identifiers checked, per calendar month (UTC), and this " +
+      'request would pass one of them. The detail names the plan and the limit; the quota starts again on the ' +
+      'first day of next month (UTC), or sooner if the key is moved to a larger plan.',
+  },
+  'rate-limited': {
+    type: '/problems/rate-limited',
+    status: 429,
+    title: 'Burst limit exceeded',
+    about:
+      "Too many requests from this client address in the current one-minute window (the burst limit of the key's " +
+      'plan). Retry after the number of seconds in the `Retry-After` header.',
+  },
+  'not-found': {
+    type: '/problems/not-found',
+    status: 404,
+    title: 'No such resource',
+    about:
+      'Nothing at this address: an unknown path, or a recall or receipt id that does not exist. A receipt made ' +
+      'with another key is not found either.',
+  },
+  'invalid-parameter': {
+    type: '/problems/invalid-parameter',
+    status: 400,
+    title: 'Invalid parameter',
+    about:
+      'A path or query parameter, a header or the body cannot be accepted: `parameter` names which, and the ' +
+      'detail says why. Unknown query parameters are refused, never ignored. Nothing was changed.',
+  },
+  'invalid-cursor': {
+    type: '/problems/invalid-cursor',
+    status: 400,
+    title: 'Invalid cursor',
+    about:
+      'The `cursor` is not one this service issued for this list, or it was altered. Start the walk again from ' +
+      'the first page.',
+  },
+  internal: {
+    type: '/problems/internal',
+    status: 500,
+    title: 'Internal error',
+    about:
+      "The service could not answer, and the request changed nothing. Retry later; the service's log has the " +
+      'cause under the request id.',
+  },
 } as const;
 
 export type ProblemKind = keyof typeof PROBLEM_TYPES;
