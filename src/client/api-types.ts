@@ -527,13 +527,13 @@ export interface components {
      */
     ETag: string;
     /**
-     * @description The burst limit of this client address (IETF RateLimit fields): `q` requests per `w` seconds. Absent for addresses exempt from burst limits.
-     * @example "burst";q=60;w=60
+     * @description The limits of this request (IETF RateLimit fields), as a list: `"burst"`, the burst limit of this client address, `q` requests per `w` seconds (absent for addresses exempt from burst limits); `"month"`, the key's monthly request quota, `q` requests per calendar month, UTC (absent when unmetered, and on 304s).
+     * @example "burst";q=60;w=60, "month";q=10000
      */
     'RateLimit-Policy': string;
     /**
-     * @description What is left of the burst limit: `r` requests for the next `t` seconds. Absent for addresses exempt from burst limits.
-     * @example "burst";r=59;t=60
+     * @description What is left of each limit: `"burst"`, `r` requests for the next `t` seconds; `"month"`, `r` requests this month as this node knows it (units other nodes hold count as taken) until the quota starts again in `t` seconds.
+     * @example "burst";r=59;t=60, "month";r=9412;t=345600
      */
     RateLimit: string;
     /**

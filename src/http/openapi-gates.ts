@@ -28,17 +28,25 @@ export const GATE_COMPONENTS = {
     },
     'RateLimit-Policy': {
       description:
-        'The burst limit of this client address (IETF RateLimit fields): `q` requests per `w` seconds. ' +
-        'Absent for addresses exempt from burst limits.',
-      schema: { type: 'string', pattern: '^"burst";q=[0-9]+;w=[0-9]+$' },
-      example: '"burst";q=60;w=60',
+        'The limits of this request (IETF RateLimit fields), as a list: `"burst"`, the burst limit of this client ' +
+        'address, `q` requests per `w` seconds (absent for addresses exempt from burst limits); `"month"`, the ' +
+        "key's monthly request quota, `q` requests per calendar month, UTC (absent when unmetered, and on 304s).",
+      schema: {
+        type: 'string',
+        pattern: '^(?:"burst";q=[0-9]+;w=[0-9]+(?:, "month";q=[0-9]+)?|"month";q=[0-9]+)$',
+      },
+      example: '"burst";q=60;w=60, "month";q=10000',
     },
     RateLimit: {
       description:
-        'What is left of the burst limit: `r` requests for the next `t` seconds. Absent for addresses exempt ' +
-        'from burst limits.',
-      schema: { type: 'string', pattern: '^"burst";r=[0-9]+;t=[0-9]+$' },
-      example: '"burst";r=59;t=60',
+        'What is left of each limit: `"burst"`, `r` requests for the next `t` seconds; `"month"`, `r` requests ' +
+        'this month as this node knows it (units other nodes hold count as taken) until the quota starts again ' +
+        'in `t` seconds.',
+      schema: {
+        type: 'string',
+        pattern: '^(?:"burst";r=[0-9]+;t=[0-9]+(?:, "month";r=[0-9]+;t=[0-9]+)?|"month";r=[0-9]+;t=[0-9]+)$',
+      },
+      example: '"burst";r=59;t=60, "month";r=9412;t=345600',
     },
     'Retry-After': {
       description: 'Whole seconds until the burst window resets.',

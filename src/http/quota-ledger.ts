@@ -79,6 +79,15 @@ export class LeaseHold implements QuotaHold {
     return this.answered === false;
   }
 
+  /**
+   * What is left of the key's month as this node knows it, this request taken: unleased in the database when
+   * last seen, plus this node's free units (other nodes' unused units count as taken). Null when unmetered.
+   */
+  get remaining(): number | null {
+    const e = this.entry;
+    return e.limit === null ? null : Math.max(0, Math.min(e.limit, e.remaining + free(e)));
+  }
+
   waive(): void {
     this.waived = true;
   }

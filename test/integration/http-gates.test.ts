@@ -201,8 +201,8 @@ describe('burst limit', () => {
     try {
       const free = await s.key('free');
       const r1 = await s.request('/v1/recalls', { key: free });
-      assert.equal(r1.headers.get('ratelimit-policy'), '"burst";q=3;w=60');
-      assert.match(r1.headers.get('ratelimit') ?? '', /^"burst";r=2;t=\d+$/);
+      assert.equal(r1.headers.get('ratelimit-policy'), '"burst";q=3;w=60, "month";q=500');
+      assert.match(r1.headers.get('ratelimit') ?? '', /^"burst";r=2;t=\d+, "month";r=499;t=\d+$/);
       await s.request('/v1/recalls', { key: free });
       await s.request('/v1/recalls', { key: free });
       const limited = await s.request('/v1/recalls', { key: free });
@@ -225,6 +225,45 @@ describe('burst limit', () => {
       // health, OpenAPI and docs are never limited
       for (let i = 0; i < 5; i++) assert.equal((await s.request('/v1/health')).status, 200);
       assert.equal((await s.request('/v1/openapi.json')).status, 200);
+    } finally {
+      await s.close();
+    }
+  });
+
+  test("the month's quota is a second RateLimit policy, counting down to 0 with the 402", async () => {
+    const s = await startService({
+      env: { RECALLS_PLAN_FREE_REQUESTS: '4', RECALLS_BURST_EXEMPT: '127.0.0.1,::1' },
+    });
+    try {
+      const key = await s.key('free');
+      const now = new Date();
+      const toNextMonth = (Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + 1, 1) - now.getTime()) / 1000;
+      for (const left of [3, 2, 1, 0]) {
+        const r = await s.request('/v1/recalls?limit=1', { key });
+        assert.equal(r.status, 200);
+        assert.equal(
+          r.headers.get('ratelimit-policy'),
+          '"month";q=4',
+          'no burst policy for an exempt address',
+        );
+        const m = /^"month";r=(\d+);t=(\d+)$/.exec(r.headers.get('ratelimit') ?? '');
+        assert.ok(m, r.headers.get('ratelimit') ?? 'no RateLimit');
+        assert.equal(Number(m[1]), left);
+        assert.ok(Math.abs(Number(m[2]) - toNextMonth) < 60, `t=${m[2]} is the time to the next month`);
+        await r.arrayBuffer();
+      }
+      const refused = await s.request('/v1/recalls?limit=1', { key });
+      await assertProblem(refused, 402, '/problems/quota-exceeded');
+      assert.match(refused.headers.get('ratelimit') ?? '', /^"month";r=0;t=\d+$/);
+      // Unmetered: no monthly policy.
+      const scale = await startService({ env: { RECALLS_PLAN_SCALE_REQUESTS: 'unmetered' } });
+      try {
+        const r = await scale.request('/v1/recalls?limit=1', { key: await scale.key('scale') });
+        assert.equal(r.headers.get('ratelimit-policy'), null);
+        await r.arrayBuffer();
+      } finally {
+        await scale.close();
+      }
     } finally {
       await s.close();
     }

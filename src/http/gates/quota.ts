@@ -30,6 +30,25 @@ export function quotaExceeded(plan: Plan, month: string, amount: Metered): Probl
   return new ProblemError('quota-exceeded', `Monthly quota exhausted: ${what} for ${month} (UTC).`);
 }
 
+/** Whole seconds from `now` to the start of the next calendar month (UTC), when monthly quotas start again. */
+function secondsToNextMonth(now: Date): number {
+  const next = Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + 1, 1);
+  return Math.max(1, Math.ceil((next - now.getTime()) / 1000));
+}
+
+/**
+ * Adds the monthly request quota to the RateLimit fields (IETF RateLimit header fields, a second policy beside
+ * the burst limit): `"month";q=<limit>` and `"month";r=<left>;t=<seconds until next month>`.
+ */
+function monthFields(reply: FastifyReply, limit: number, left: number, now: Date): void {
+  const join = (name: string, item: string) => {
+    const present = reply.getHeader(name);
+    reply.header(name, present === undefined ? item : `${String(present)}, ${item}`);
+  };
+  join('RateLimit-Policy', `"month";q=${limit}`);
+  join('RateLimit', `"month";r=${left};t=${secondsToNextMonth(now)}`);
+}
+
 /** Settles the hold when the connection closes: used when a 2xx answer was sent in full. */
 function settleOnClose(reply: FastifyReply, hold: LeaseHold): void {
   const res = reply.raw;
@@ -67,9 +86,15 @@ export const quotaGate = fp<{ deps: AppDeps; now: () => Date }>(
     const admit = (request: FastifyRequest, reply: FastifyReply): MaybePromise<Outcome> => {
       const { auth } = request;
       if (auth.state !== 'valid') return 'pass';
-      const month = usageMonth(now());
-      return andThen(ledger.admit(auth.key.id, auth.plan.perMonth.requests, month), (hold) => {
-        if (hold === undefined) throw quotaExceeded(auth.plan, month, ONE_REQUEST);
+      const at = now();
+      const month = usageMonth(at);
+      const limit = auth.plan.perMonth.requests;
+      return andThen(ledger.admit(auth.key.id, limit, month), (hold) => {
+        if (hold === undefined) {
+          if (limit !== null) monthFields(reply, limit, 0, at);
+          throw quotaExceeded(auth.plan, month, ONE_REQUEST);
+        }
+        if (limit !== null) monthFields(reply, limit, hold.remaining!, at);
         request.quotaHold = hold;
         settleOnClose(reply, hold);
         return 'pass';
