@@ -315,37 +315,33 @@ describe('several API nodes on PostgreSQL and Redis', { skip: sqliteOnly('always
       (await spread(600)).every((a) => a.status === 200),
       'growth admits 600',
     );
+    /** Each node, in turn, answers the key with `status` within 1 s; returns the last answer of each. */
+    const everyNodeAnswers = async (status: number, what: string): Promise<Answer[]> => {
+      const lasts: Answer[] = [];
+      for (const [i, n] of nodes.entries()) {
+        let last: Answer | undefined;
+        await until(
+          async () => {
+            last = await call(n.url, '/v1/recalls?limit=1', { key, agent });
+            if (last.status === 200) answered++;
+            return last.status === status;
+          },
+          () => `node ${i} to ${what} (last ${last?.status})`,
+          { timeoutMs: 1000, intervalMs: 5 },
+        );
+        lasts.push(last!);
+      }
+      return lasts;
+    };
     // Down to free (500 a month): every node refuses within 1 s of the command.
     assert.equal((await runCli(['keys', 'plan', key, 'free'], env)).code, 0);
     const changed = performance.now();
-    for (const [i, n] of nodes.entries()) {
-      let last: Answer | undefined;
-      await until(
-        async () => {
-          last = await call(n.url, '/v1/recalls?limit=1', { key, agent });
-          if (last.status === 200) answered++;
-          return last.status === 402;
-        },
-        () => `node ${i} to refuse the key on the free plan (last ${last?.status})`,
-        { timeoutMs: 1000, intervalMs: 5 },
-      );
-      assert.match(last!.body.detail, /\b500\b/);
-    }
+    for (const refused of await everyNodeAnswers(402, 'refuse the key on the free plan'))
+      assert.match(refused.body.detail, /\b500\b/);
     assert.ok(performance.now() - changed < 1000 + 500, 'all three within the bound (and one request each)');
     // Up to growth again: every node admits within 1 s.
     assert.equal((await runCli(['keys', 'plan', key, 'growth'], env)).code, 0);
-    for (const [i, n] of nodes.entries()) {
-      let last: Answer | undefined;
-      await until(
-        async () => {
-          last = await call(n.url, '/v1/recalls?limit=1', { key, agent });
-          if (last.status === 200) answered++;
-          return last.status === 200;
-        },
-        () => `node ${i} to admit the key on the growth plan again (last ${last?.status})`,
-        { timeoutMs: 1000, intervalMs: 5 },
-      );
-    }
+    await everyNodeAnswers(200, 'admit the key on the growth plan again');
     await spread(30);
     agent.destroy();
     await until(

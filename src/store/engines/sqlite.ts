@@ -4,9 +4,9 @@
  */
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
+import { setTimeout as delay } from 'node:timers/promises';
 import { CompiledQuery, Kysely, SqliteDialect, sql } from 'kysely';
 import { LRUCache } from 'lru-cache';
-import { setTimeout as delay } from 'node:timers/promises';
 import { BUSY_DEADLINE_MS, PREPARED_LIMIT, WRITE_TRY_MS, type Engine, type Prepared } from '../engine.ts';
 import type { Database } from '../schema.ts';
 import { corpusPathOf, moveCorpusTables } from './sqlite-files.ts';
