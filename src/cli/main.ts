@@ -1,5 +1,5 @@
 /**
- * The `recalls` command: serve, ingest, report, keys, migrate, and check/verify/diff of a catalogue. Each command opens what it needs from
+ * The `recalls` command: serve, ingest, report, keys, migrate, backup, and check/verify/diff of a catalogue. Each command opens what it needs from
  * the environment and closes it when done.
  */
 import { spawn } from 'node:child_process';
@@ -13,6 +13,7 @@ import { buildApp } from '../http/app.ts';
 import { runIngest, type ProgressEvent, type SourceOutcome } from '../ingest/pipeline.ts';
 import { SOURCE_ADAPTERS, SOURCE_IDS } from '../ingest/registry.ts';
 import { startDailySchedule } from '../ingest/scheduler.ts';
+import { BACKUP_HELP, runBackupCommand } from './backup.ts';
 import { registerCatalogueCommands } from './catalogue-commands.ts';
 import { relayChildOutput } from './child-log.ts';
 import { formatQualityReport } from './report.ts';
@@ -175,6 +176,16 @@ export async function main(argv: string[]): Promise<void> {
       const rt = await openRuntime();
       await rt.store.close();
       process.stdout.write('database is up to date\n');
+    });
+
+  program
+    .command('backup')
+    .description("Back up the SQLite database (the service's records and the corpus) while the service runs")
+    .argument('<file>', "the backup of the service's records; the corpus goes beside it")
+    .option('--force', 'replace FILE and its corpus file if they exist')
+    .addHelpText('after', BACKUP_HELP)
+    .action(async (file: string, options: { force?: boolean }) => {
+      process.exitCode = await runBackupCommand(file, options);
     });
 
   const keys = program.command('keys').description('Issue, list, move between plans and revoke API keys');
