@@ -67,6 +67,19 @@ test('source overrides are read per id; burst exemptions take addresses and CIDR
   assert.ok(c.burstExempt.check('::1', 'ipv6'));
 });
 
+test('LOG_LEVEL takes a pino level; RECALLS_TRUST_PROXY true, false or addresses and CIDRs', () => {
+  assert.equal(loadConfig({}, IDS).logLevel, 'info');
+  for (const level of ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'])
+    assert.equal(loadConfig({ LOG_LEVEL: level }, IDS).logLevel, level);
+  assert.equal(loadConfig({}, IDS).trustProxy, false);
+  assert.equal(loadConfig({ RECALLS_TRUST_PROXY: 'false' }, IDS).trustProxy, false);
+  assert.equal(loadConfig({ RECALLS_TRUST_PROXY: 'true' }, IDS).trustProxy, true);
+  assert.deepEqual(
+    loadConfig({ RECALLS_TRUST_PROXY: '10.0.0.1, 192.168.0.0/16,::1,fd00::/8' }, IDS).trustProxy,
+    ['10.0.0.1', '192.168.0.0/16', '::1', 'fd00::/8'],
+  );
+});
+
 test('DATABASE_URL accepts paths, sqlite: and file: forms, and PostgreSQL URLs', () => {
   assert.deepEqual(parseDatabaseUrl('sqlite:/tmp/x.db'), { engine: 'sqlite', path: '/tmp/x.db' });
   assert.deepEqual(parseDatabaseUrl('file:./y.db'), { engine: 'sqlite', path: './y.db' });
@@ -82,6 +95,12 @@ test('a bad value stops start-up with an error naming the variable', () => {
     ['RECALLS_BURST_EXEMPT', '10.0.0.0/40'],
     ['RECALLS_INGEST_SCHEDULE', 'hourly'],
     ['RECALLS_SOURCE_US_FDA_FOOD_URL', 'not a url'],
+    ['LOG_LEVEL', 'verbose'],
+    ['LOG_LEVEL', 'INFO'],
+    ['RECALLS_TRUST_PROXY', 'maybe'],
+    ['RECALLS_TRUST_PROXY', '10.0.0.1, proxy.internal'],
+    ['RECALLS_TRUST_PROXY', '10.0.0.0/33'],
+    ['RECALLS_TRUST_PROXY', '1'],
   ]) {
     assert.throws(
       () => loadConfig({ [name!]: value }, IDS),

@@ -1,0 +1,67 @@
+/**
+ * The edges of the `recalls` command, run for real in a child process: settings it cannot read and
+ * arguments it cannot take stop it with one line and status 2.
+ */
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { startCli, type CliResult } from '../support/cli.ts';
+import { createTestDatabase, type TestDatabase } from '../support/database.ts';
+
+let dir: string;
+let db: TestDatabase;
+let env: Record<string, string>;
+
+before(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'recalls-usage-'));
+  db = await createTestDatabase(dir);
+  env = { DATABASE_URL: db.url, RECALLS_ARCHIVE_DIR: join(dir, 'archive') };
+});
+after(async () => {
+  await db.drop();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+/** Runs `recalls <args>`, killed after `ms` should it not stop by itself (a `serve` that starts). */
+async function run(args: string[], extra: Record<string, string> = {}, ms = 30_000): Promise<CliResult> {
+  const cli = startCli(args, { ...env, ...extra });
+  const timer = setTimeout(() => cli.child.kill('SIGKILL'), ms);
+  try {
+    return await cli.done;
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** A refusal: status 2 and one line on stderr matching `message`, no stack trace. */
+function assertRefused(r: CliResult, message: RegExp, what: string): void {
+  assert.equal(r.code, 2, `${what}: status ${r.code}, stderr: ${r.stderr}`);
+  assert.match(r.stderr, message, what);
+  assert.equal(r.stderr.trimEnd().split('\n').length, 1, `${what}: one line, got: ${r.stderr}`);
+}
+
+describe('a setting the command cannot read', () => {
+  test('LOG_LEVEL or RECALLS_TRUST_PROXY stops the command with one line naming the variable, status 2', async () => {
+    const cases: [string[], Record<string, string>, RegExp][] = [
+      [
+        ['keys', 'list'],
+        { LOG_LEVEL: 'verbose' },
+        /^configuration error: LOG_LEVEL must be one of .*"verbose"/,
+      ],
+      [['serve'], { PORT: '0', LOG_LEVEL: 'verbose' }, /^configuration error: LOG_LEVEL /],
+      [
+        ['serve'],
+        { PORT: '0', RECALLS_TRUST_PROXY: 'maybe' },
+        /^configuration error: RECALLS_TRUST_PROXY: "maybe" is not an address or CIDR/,
+      ],
+    ];
+    for (const [args, settings, message] of cases)
+      assertRefused(
+        await run(args, settings),
+        message,
+        `${JSON.stringify(settings)} recalls ${args.join(' ')}`,
+      );
+  });
+});
