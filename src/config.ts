@@ -76,10 +76,18 @@ function quota(env: Env, name: string, fallback: number | null): number | null {
   return integer(env, name, 0, 0, Number.MAX_SAFE_INTEGER);
 }
 
-/** Parses `DATABASE_URL`: a PostgreSQL URL, `sqlite:<path>`, `file:<path>` or a plain path. */
+/**
+ * Parses `DATABASE_URL`: a PostgreSQL URL, `sqlite:<path>`, `file:<path>` or a plain path. Any other
+ * `scheme://` is refused (the message names the scheme only: the rest may hold a password).
+ */
 export function parseDatabaseUrl(raw: string | undefined): Config['database'] {
   if (raw === undefined || raw === '') return { engine: 'sqlite', path: './data/recalls.db' };
   if (/^postgres(ql)?:\/\//i.test(raw)) return { engine: 'postgres', url: raw };
+  const scheme = /^([a-z][a-z0-9+.-]*):\/\//i.exec(raw)?.[1];
+  if (scheme !== undefined && !/^(sqlite|file)$/i.test(scheme))
+    throw new ConfigError(
+      `DATABASE_URL: the scheme "${scheme}" is none of postgres://, postgresql://, sqlite: or file:`,
+    );
   const path = raw.replace(/^(sqlite|file):(\/\/)?/i, '');
   if (path === '') throw new ConfigError('DATABASE_URL names no SQLite file');
   return { engine: 'sqlite', path };

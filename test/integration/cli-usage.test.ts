@@ -43,7 +43,7 @@ function assertRefused(r: CliResult, message: RegExp, what: string): void {
 }
 
 describe('a setting the command cannot read', () => {
-  test('LOG_LEVEL or RECALLS_TRUST_PROXY stops the command with one line naming the variable, status 2', async () => {
+  test('LOG_LEVEL, RECALLS_TRUST_PROXY or a DATABASE_URL of an unknown scheme stops the command with one line naming the variable, status 2', async () => {
     const cases: [string[], Record<string, string>, RegExp][] = [
       [
         ['keys', 'list'],
@@ -55,6 +55,11 @@ describe('a setting the command cannot read', () => {
         ['serve'],
         { PORT: '0', RECALLS_TRUST_PROXY: 'maybe' },
         /^configuration error: RECALLS_TRUST_PROXY: "maybe" is not an address or CIDR/,
+      ],
+      [
+        ['keys', 'list'],
+        { DATABASE_URL: 'mysql://u:secret@db.invalid/recalls' },
+        /^configuration error: DATABASE_URL: /,
       ],
     ];
     for (const [args, settings, message] of cases)

@@ -84,6 +84,23 @@ test('DATABASE_URL accepts paths, sqlite: and file: forms, and PostgreSQL URLs',
   assert.deepEqual(parseDatabaseUrl('sqlite:/tmp/x.db'), { engine: 'sqlite', path: '/tmp/x.db' });
   assert.deepEqual(parseDatabaseUrl('file:./y.db'), { engine: 'sqlite', path: './y.db' });
   assert.deepEqual(parseDatabaseUrl('postgres://u@h/db'), { engine: 'postgres', url: 'postgres://u@h/db' });
+  assert.deepEqual(parseDatabaseUrl('PostgreSQL://u@h/db'), {
+    engine: 'postgres',
+    url: 'PostgreSQL://u@h/db',
+  });
+  assert.deepEqual(parseDatabaseUrl('sqlite:///tmp/x.db'), { engine: 'sqlite', path: '/tmp/x.db' });
+  assert.deepEqual(parseDatabaseUrl('file:///tmp/x.db'), { engine: 'sqlite', path: '/tmp/x.db' });
+  assert.deepEqual(parseDatabaseUrl('data/my:file.db'), { engine: 'sqlite', path: 'data/my:file.db' });
+});
+
+test('a DATABASE_URL of another scheme is refused, never taken as an SQLite path', () => {
+  for (const url of ['mysql://u:p@h/db', 'mongodb://h/db', 'redis://h:6379', 'http://h/db', 'pg://h/db'])
+    assert.throws(
+      () => parseDatabaseUrl(url),
+      (e: unknown) => e instanceof ConfigError && /^DATABASE_URL: /.test(e.message),
+      url,
+    );
+  assert.throws(() => loadConfig({ DATABASE_URL: 'mysql://u:secret@h/db' }, IDS), /DATABASE_URL/);
 });
 
 test('a bad value stops start-up with an error naming the variable', () => {
