@@ -3,6 +3,7 @@
  * and passed down. No other module reads `process.env`.
  */
 import { BlockList, isIP } from 'node:net';
+import { resolve } from 'node:path';
 import { METERS, type Meter } from './domain/meters.ts';
 
 export const PLAN_IDS = ['free', 'starter', 'growth', 'scale'] as const;
@@ -91,6 +92,17 @@ export function parseDatabaseUrl(raw: string | undefined): Config['database'] {
   const path = raw.replace(/^(sqlite|file):(\/\/)?/i, '');
   if (path === '') throw new ConfigError('DATABASE_URL names no SQLite file');
   return { engine: 'sqlite', path };
+}
+
+/**
+ * Which database `database` is, for a person: an SQLite file's absolute path, or the PostgreSQL URL
+ * with its password (in the user part or a `password` parameter) masked as `***`.
+ */
+export function describeDatabase(database: Config['database']): string {
+  if (database.engine === 'sqlite') return database.path === ':memory:' ? ':memory:' : resolve(database.path);
+  return database.url
+    .replace(/^([a-z][a-z0-9+.-]*:\/\/[^:@/?#]*):.*@(?=[^@]*$)/i, '$1:***@')
+    .replace(/([?&]password=)[^&#]*/gi, '$1***');
 }
 
 function parseRedisUrl(raw: string | undefined): string | null {

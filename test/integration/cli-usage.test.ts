@@ -1,14 +1,15 @@
 /**
  * The edges of the `recalls` command, run for real in a child process: settings it cannot read and
- * arguments it cannot take stop it with one line and status 2.
+ * arguments it cannot take stop it with one line and status 2; a command that opens the database
+ * says which one on stderr (`serve` in its log), its stdout unchanged.
  */
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, relative, resolve } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { startCli, type CliResult } from '../support/cli.ts';
-import { createTestDatabase, type TestDatabase } from '../support/database.ts';
+import { listeningUrl, ROOT, startCli, type CliResult } from '../support/cli.ts';
+import { createTestDatabase, TEST_ENGINE, type TestDatabase } from '../support/database.ts';
 
 let dir: string;
 let db: TestDatabase;
@@ -68,5 +69,52 @@ describe('a setting the command cannot read', () => {
         message,
         `${JSON.stringify(settings)} recalls ${args.join(' ')}`,
       );
+  });
+});
+
+describe('the database a command opened', () => {
+  /** What the command should name: the SQLite file's absolute path, or the URL (no password in tests). */
+  const named = () => (TEST_ENGINE === 'sqlite' ? resolve(db.url) : db.url);
+
+  test('is named on stderr by every command that opens it, and stdout is only the answer', async () => {
+    const mirror = join(dir, 'mirror');
+    mkdirSync(mirror);
+    for (const args of [['migrate'], ['keys', 'list'], ['report'], ['ingest', '--from', mirror]]) {
+      const r = await run(args);
+      assert.equal(r.code, 0, `recalls ${args.join(' ')}: ${r.stderr}`);
+      assert.ok(r.stderr.includes(`database: ${named()}\n`), `recalls ${args.join(' ')}: ${r.stderr}`);
+      assert.ok(!r.stdout.includes('database:'), r.stdout);
+    }
+    assert.equal((await run(['migrate'])).stdout, 'database is up to date\n');
+    for (const line of (await run(['keys', 'list'])).stdout.trimEnd().split('\n'))
+      assert.match(line, /^(no keys|key_\w+\trk_live_\w+…\t.*)$/);
+  });
+
+  test(
+    'an SQLite path given relative to the working folder is named absolute',
+    { skip: TEST_ENGINE !== 'sqlite' && 'SQLite only' },
+    async () => {
+      const file = join(dir, 'relative.db');
+      const r = await run(['keys', 'list'], { DATABASE_URL: `sqlite:${relative(ROOT, file)}` });
+      assert.equal(r.code, 0, r.stderr);
+      assert.ok(r.stderr.includes(`database: ${file}\n`), r.stderr);
+    },
+  );
+
+  test('is named in the log of serve', async () => {
+    const serve = startCli(['serve'], { ...env, PORT: '0', LOG_LEVEL: 'info' });
+    try {
+      await listeningUrl(serve);
+      const opened = serve
+        .output()
+        .split('\n')
+        .filter((l) => l.startsWith('{'))
+        .map((l) => JSON.parse(l) as { msg?: string; database?: string })
+        .find((l) => l.msg === 'database opened');
+      assert.equal(opened?.database, named());
+    } finally {
+      serve.child.kill('SIGTERM');
+      await serve.done;
+    }
   });
 });

@@ -1,6 +1,13 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { ConfigError, loadConfig, parseDatabaseUrl, sourceUrlVariable } from '../../src/config.ts';
+import { resolve } from 'node:path';
+import {
+  ConfigError,
+  describeDatabase,
+  loadConfig,
+  parseDatabaseUrl,
+  sourceUrlVariable,
+} from '../../src/config.ts';
 
 const IDS = ['us-fda-food'];
 
@@ -91,6 +98,22 @@ test('DATABASE_URL accepts paths, sqlite: and file: forms, and PostgreSQL URLs',
   assert.deepEqual(parseDatabaseUrl('sqlite:///tmp/x.db'), { engine: 'sqlite', path: '/tmp/x.db' });
   assert.deepEqual(parseDatabaseUrl('file:///tmp/x.db'), { engine: 'sqlite', path: '/tmp/x.db' });
   assert.deepEqual(parseDatabaseUrl('data/my:file.db'), { engine: 'sqlite', path: 'data/my:file.db' });
+});
+
+test('a database is described by its SQLite file, absolute, or its PostgreSQL URL without the password', () => {
+  assert.equal(describeDatabase(parseDatabaseUrl(undefined)), resolve('data/recalls.db'));
+  assert.equal(describeDatabase(parseDatabaseUrl('sqlite:/tmp/x.db')), '/tmp/x.db');
+  assert.equal(describeDatabase(parseDatabaseUrl('file:./y.db')), resolve('y.db'));
+  assert.equal(describeDatabase(parseDatabaseUrl(':memory:')), ':memory:');
+  for (const [url, described] of [
+    ['postgres://u@h:5432/db', 'postgres://u@h:5432/db'],
+    ['postgres://h/db', 'postgres://h/db'],
+    ['postgres://u:secret@h/db', 'postgres://u:***@h/db'],
+    ['postgresql://u:p%40ss@h/db?sslmode=require', 'postgresql://u:***@h/db?sslmode=require'],
+    ['postgres://u:p@ss:w/rd@h/db', 'postgres://u:***@h/db'],
+    ['postgres://u@h/db?password=secret&sslmode=require', 'postgres://u@h/db?password=***&sslmode=require'],
+  ])
+    assert.equal(describeDatabase(parseDatabaseUrl(url)), described);
 });
 
 test('a DATABASE_URL of another scheme is refused, never taken as an SQLite path', () => {
