@@ -3,6 +3,7 @@
  * the environment and closes it when done.
  */
 import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Argument, Command, InvalidArgumentError, Option } from 'commander';
 import cliProgress from 'cli-progress';
@@ -15,10 +16,17 @@ import { SOURCE_ADAPTERS, SOURCE_IDS } from '../ingest/registry.ts';
 import { startDailySchedule } from '../ingest/scheduler.ts';
 import { registerCatalogueCommands } from './catalogue-commands.ts';
 import { relayChildOutput } from './child-log.ts';
+import { EXIT } from './exit-codes.ts';
 import { formatQualityReport } from './report.ts';
 import { ingestDeps, openRuntime } from './runtime.ts';
 
 const BIN = fileURLToPath(new URL('../../bin/recalls.js', import.meta.url));
+
+/** The package's version: package.json is two folders up from src/cli and dist/cli alike. */
+function packageVersion(): string {
+  const path = new URL('../../package.json', import.meta.url);
+  return (JSON.parse(readFileSync(path, 'utf8')) as { version: string }).version;
+}
 
 function sourceId(value: string, previous: string[] = []): string[] {
   if (!SOURCE_IDS.includes(value))
@@ -136,6 +144,7 @@ async function ingest(options: { from?: string; source?: string[]; force?: boole
 export async function main(argv: string[]): Promise<void> {
   const program = new Command('recalls')
     .description('Recall and Safety Alert Service')
+    .version(packageVersion())
     .showHelpAfterError()
     .exitOverride((err) => {
       throw err;
@@ -256,13 +265,14 @@ export async function main(argv: string[]): Promise<void> {
     await program.parseAsync(argv);
   } catch (error) {
     const e = error as { code?: string; exitCode?: number };
+    // Help and --version exit 0; every other commander error is a usage error.
     if (typeof e.code === 'string' && e.code.startsWith('commander.')) {
-      process.exitCode = e.exitCode ?? 2;
+      process.exitCode = e.exitCode === 0 ? 0 : EXIT.usage;
       return;
     }
     if (error instanceof ConfigError) {
       process.stderr.write(`configuration error: ${error.message}\n`);
-      process.exitCode = 2;
+      process.exitCode = EXIT.usage;
       return;
     }
     throw error;

@@ -4,7 +4,7 @@
  * says which one on stderr (`serve` in its log), its stdout unchanged.
  */
 import assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative, resolve } from 'node:path';
 import { after, before, describe, test } from 'node:test';
@@ -69,6 +69,46 @@ describe('a setting the command cannot read', () => {
         message,
         `${JSON.stringify(settings)} recalls ${args.join(' ')}`,
       );
+  });
+});
+
+describe('the command line itself', () => {
+  test('--version prints the version of package.json and exits 0', async () => {
+    const { version } = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string };
+    for (const flag of ['--version', '-V']) {
+      const r = await run([flag]);
+      assert.equal(r.code, 0, r.stderr);
+      assert.equal(r.stdout, `${version}\n`);
+    }
+  });
+
+  test('--help exits 0', async () => {
+    for (const args of [['--help'], ['keys', '--help'], ['ingest', '--help'], ['help', 'keys']]) {
+      const r = await run(args);
+      assert.equal(r.code, 0, `recalls ${args.join(' ')}: ${r.stderr}`);
+      assert.match(r.stdout, /^Usage: recalls/, args.join(' '));
+    }
+  });
+
+  test('a usage error exits 2 with its message: unknown command or option, missing or invalid argument', async () => {
+    const cases: [string[], RegExp][] = [
+      [['nonsense'], /unknown command 'nonsense'/],
+      [['keys', 'list', '--bogus'], /unknown option '--bogus'/],
+      [['keys', 'create'], /required option '--plan <plan>' not specified/],
+      [['keys', 'create', '--plan', 'platinum'], /argument 'platinum' is invalid/],
+      [['keys', 'revoke'], /missing required argument 'idOrKey'/],
+      [['keys', 'plan', 'key_1', 'gold'], /value 'gold' is invalid for argument 'plan'/],
+      [['ingest', '--source', 'nowhere'], /unknown source; known: /],
+      [['keys', 'list', 'extra'], /too many arguments/],
+      [[], /Usage: recalls/],
+      [['keys'], /Usage: recalls keys/],
+    ];
+    for (const [args, message] of cases) {
+      const r = await run(args);
+      assert.equal(r.code, 2, `recalls ${args.join(' ')}: status ${r.code}, stderr: ${r.stderr}`);
+      assert.match(r.stderr, message, args.join(' '));
+      assert.doesNotMatch(r.stderr, /^\s+at /m, 'no stack trace');
+    }
   });
 });
 
