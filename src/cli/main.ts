@@ -3,7 +3,7 @@
  * the environment and closes it when done.
  */
 import { spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Argument, Command, InvalidArgumentError, Option } from 'commander';
 import cliProgress from 'cli-progress';
@@ -32,6 +32,19 @@ function sourceId(value: string, previous: string[] = []): string[] {
   if (!SOURCE_IDS.includes(value))
     throw new InvalidArgumentError(`unknown source; known: ${SOURCE_IDS.join(', ')}`);
   return [...previous, value];
+}
+
+/** `--from`: a folder that exists (a missing one would be an ingest of nothing, exiting 0). */
+function folder(value: string): string {
+  let isFolder: boolean;
+  try {
+    isFolder = statSync(value).isDirectory();
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    throw new InvalidArgumentError(code === 'ENOENT' || code === 'ENOTDIR' ? 'no such folder' : String(code));
+  }
+  if (!isFolder) throw new InvalidArgumentError('not a folder');
+  return value;
 }
 
 function describe(outcome: SourceOutcome): string {
@@ -158,7 +171,7 @@ export async function main(argv: string[]): Promise<void> {
   program
     .command('ingest')
     .description('Fetch every source (or read an offline mirror) and update the corpus')
-    .option('--from <dir>', 'read DIR/<source-id>/* instead of fetching')
+    .option('--from <dir>', 'read DIR/<source-id>/* instead of fetching', folder)
     .option('--source <id>', 'only this source (repeatable)', sourceId)
     .option('--force', 'run even if the source was already rebuilt today')
     .action(async (options: { from?: string; source?: string[]; force?: boolean }) => {

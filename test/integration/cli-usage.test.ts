@@ -4,7 +4,7 @@
  * says which one on stderr (`serve` in its log), its stdout unchanged.
  */
 import assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative, resolve } from 'node:path';
 import { after, before, describe, test } from 'node:test';
@@ -108,6 +108,27 @@ describe('the command line itself', () => {
       assert.equal(r.code, 2, `recalls ${args.join(' ')}: status ${r.code}, stderr: ${r.stderr}`);
       assert.match(r.stderr, message, args.join(' '));
       assert.doesNotMatch(r.stderr, /^\s+at /m, 'no stack trace');
+    }
+  });
+});
+
+describe('recalls ingest --from', () => {
+  test('a folder that does not exist, or a file, exits 2 saying so, before the database is opened', async () => {
+    const file = join(dir, 'a-file.txt');
+    writeFileSync(file, 'not a mirror\n');
+    for (const [from, message] of [
+      [
+        join(dir, 'no-such-dir'),
+        /option '--from <dir>' argument '.*no-such-dir' is invalid\. no such folder/,
+      ],
+      [file, /option '--from <dir>' argument '.*a-file\.txt' is invalid\. not a folder/],
+      [join(file, 'below'), /argument '.*a-file\.txt\/below' is invalid\. no such folder/],
+    ] as const) {
+      const r = await run(['ingest', '--from', from]);
+      assert.equal(r.code, 2, `--from ${from}: status ${r.code}, stdout: ${r.stdout}, stderr: ${r.stderr}`);
+      assert.match(r.stderr, message);
+      assert.ok(!r.stderr.includes('database:'), r.stderr);
+      assert.equal(r.stdout, '');
     }
   });
 });
