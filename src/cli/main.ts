@@ -154,7 +154,18 @@ async function ingest(options: { from?: string; source?: string[]; force?: boole
   }
 }
 
+/**
+ * A reader that leaves early (`recalls keys list | head -1`) is no error: what is still written to the
+ * closed stdout is dropped, quietly, and the command finishes as it would. Other stdout errors still throw.
+ */
+function ignoreClosedStdout(): void {
+  process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code !== 'EPIPE') throw error;
+  });
+}
+
 export async function main(argv: string[]): Promise<void> {
+  ignoreClosedStdout();
   const program = new Command('recalls')
     .description('Recall and Safety Alert Service')
     .version(packageVersion())

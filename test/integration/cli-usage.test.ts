@@ -133,6 +133,19 @@ describe('recalls ingest --from', () => {
   });
 });
 
+describe('a reader that closes stdout early (recalls keys list | head -1)', () => {
+  test('is no error: no stack trace, the command finishes with its status', async () => {
+    for (let i = 0; i < 3; i++) assert.equal((await run(['keys', 'create', '--plan', 'free'])).code, 0);
+    for (const args of [['keys', 'list'], ['report']]) {
+      const cli = startCli(args, env);
+      cli.child.stdout!.destroy(); // the reader is gone before the command writes its first line
+      const r = await cli.done;
+      assert.equal(r.code, 0, `recalls ${args.join(' ')}: status ${r.code}, stderr: ${r.stderr}`);
+      assert.doesNotMatch(r.stderr, /EPIPE|^\s+at /m, args.join(' '));
+    }
+  });
+});
+
 describe('the database a command opened', () => {
   /** What the command should name: the SQLite file's absolute path, or the URL (no password in tests). */
   const named = () => (TEST_ENGINE === 'sqlite' ? resolve(db.url) : db.url);
