@@ -3,6 +3,7 @@
  * and passed down. No other module reads `process.env`.
  */
 import { BlockList, isIP } from 'node:net';
+import { resolve } from 'node:path';
 import { METERS, type Meter } from './domain/meters.ts';
 
 export const PLAN_IDS = ['free', 'starter', 'growth', 'scale'] as const;
@@ -76,13 +77,32 @@ function quota(env: Env, name: string, fallback: number | null): number | null {
   return integer(env, name, 0, 0, Number.MAX_SAFE_INTEGER);
 }
 
-/** Parses `DATABASE_URL`: a PostgreSQL URL, `sqlite:<path>`, `file:<path>` or a plain path. */
+/**
+ * Parses `DATABASE_URL`: a PostgreSQL URL, `sqlite:<path>`, `file:<path>` or a plain path. Any other
+ * `scheme://` is refused (the message names the scheme only: the rest may hold a password).
+ */
 export function parseDatabaseUrl(raw: string | undefined): Config['database'] {
   if (raw === undefined || raw === '') return { engine: 'sqlite', path: './data/recalls.db' };
   if (/^postgres(ql)?:\/\//i.test(raw)) return { engine: 'postgres', url: raw };
+  const scheme = /^([a-z][a-z0-9+.-]*):\/\//i.exec(raw)?.[1];
+  if (scheme !== undefined && !/^(sqlite|file)$/i.test(scheme))
+    throw new ConfigError(
+      `DATABASE_URL: the scheme "${scheme}" is none of postgres://, postgresql://, sqlite: or file:`,
+    );
   const path = raw.replace(/^(sqlite|file):(\/\/)?/i, '');
   if (path === '') throw new ConfigError('DATABASE_URL names no SQLite file');
   return { engine: 'sqlite', path };
+}
+
+/**
+ * Which database `database` is, for a person: an SQLite file's absolute path, or the PostgreSQL URL
+ * with its password (in the user part or a `password` parameter) masked as `***`.
+ */
+export function describeDatabase(database: Config['database']): string {
+  if (database.engine === 'sqlite') return database.path === ':memory:' ? ':memory:' : resolve(database.path);
+  return database.url
+    .replace(/^([a-z][a-z0-9+.-]*:\/\/[^:@/?#]*):.*@(?=[^@]*$)/i, '$1:***@')
+    .replace(/([?&]password=)[^&#]*/gi, '$1***');
 }
 
 function parseRedisUrl(raw: string | undefined): string | null {
@@ -97,28 +117,59 @@ export function sourceUrlVariable(sourceId: string): string {
   return `RECALLS_SOURCE_${sourceId.toUpperCase().replace(/-/g, '_')}_URL`;
 }
 
-function parseExempt(raw: string | undefined): BlockList {
-  const list = new BlockList();
-  const entries = (raw ?? '')
+/** One address or CIDR of the list in `name`, checked; throws ConfigError naming `name` otherwise. */
+function addressOrCidr(
+  name: string,
+  entry: string,
+): { address: string; bits: number | undefined; type: 'ipv4' | 'ipv6' } {
+  const [address, prefix] = entry.split('/');
+  const family = isIP(address ?? '');
+  if (family === 0) throw new ConfigError(`${name}: "${entry}" is not an address or CIDR`);
+  const type = family === 4 ? 'ipv4' : 'ipv6';
+  if (prefix === undefined) return { address: address!, bits: undefined, type };
+  const bits = Number(prefix);
+  if (!/^\d+$/.test(prefix) || bits > (family === 4 ? 32 : 128)) {
+    throw new ConfigError(`${name}: "${entry}" has an invalid prefix length`);
+  }
+  return { address: address!, bits, type };
+}
+
+/** The non-empty entries of a comma-separated list. */
+function entries(raw: string | undefined): string[] {
+  return (raw ?? '')
     .split(',')
     .map((s) => s.trim())
     .filter((s) => s !== '');
-  for (const entry of entries) {
-    const [address, prefix] = entry.split('/');
-    const family = isIP(address ?? '');
-    if (family === 0) throw new ConfigError(`RECALLS_BURST_EXEMPT: "${entry}" is not an address or CIDR`);
-    const type = family === 4 ? 'ipv4' : 'ipv6';
-    if (prefix === undefined) {
-      list.addAddress(address!, type);
-    } else {
-      const bits = Number(prefix);
-      if (!/^\d+$/.test(prefix) || bits > (family === 4 ? 32 : 128)) {
-        throw new ConfigError(`RECALLS_BURST_EXEMPT: "${entry}" has an invalid prefix length`);
-      }
-      list.addSubnet(address!, bits, type);
-    }
+}
+
+function parseExempt(raw: string | undefined): BlockList {
+  const list = new BlockList();
+  for (const entry of entries(raw)) {
+    const { address, bits, type } = addressOrCidr('RECALLS_BURST_EXEMPT', entry);
+    if (bits === undefined) list.addAddress(address, type);
+    else list.addSubnet(address, bits, type);
   }
   return list;
+}
+
+/** `RECALLS_TRUST_PROXY`: `true`, `false` (or unset), or a comma list of proxy addresses and CIDRs. */
+function parseTrustProxy(raw: string | undefined): boolean | string[] {
+  if (raw === undefined || raw === '' || raw === 'false') return false;
+  if (raw === 'true') return true;
+  const list = entries(raw);
+  for (const entry of list) addressOrCidr('RECALLS_TRUST_PROXY', entry);
+  if (list.length === 0) throw new ConfigError(`RECALLS_TRUST_PROXY names no address, got "${raw}"`);
+  return list;
+}
+
+/** pino's levels, and `silent`. */
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
+
+function parseLogLevel(raw: string | undefined): string {
+  if (raw === undefined || raw === '') return 'info';
+  if (!LOG_LEVELS.includes(raw))
+    throw new ConfigError(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}, got "${raw}"`);
+  return raw;
 }
 
 /** Reads and validates the configuration; throws ConfigError naming the offending variable. */
@@ -150,7 +201,6 @@ export function loadConfig(env: Env, sourceIds: readonly string[]): Config {
   if (schedule !== 'daily' && schedule !== 'off') {
     throw new ConfigError(`RECALLS_INGEST_SCHEDULE must be "daily" or "off", got "${schedule}"`);
   }
-  const trust = env.RECALLS_TRUST_PROXY ?? '';
   return {
     port: integer(env, 'PORT', 8080, 0, 65535),
     host: env.HOST || '127.0.0.1',
@@ -159,15 +209,7 @@ export function loadConfig(env: Env, sourceIds: readonly string[]): Config {
     archiveDir: env.RECALLS_ARCHIVE_DIR || './data/archive',
     sourceUrls,
     burstExempt: parseExempt(env.RECALLS_BURST_EXEMPT),
-    trustProxy:
-      trust === '' || trust === 'false'
-        ? false
-        : trust === 'true'
-          ? true
-          : trust
-              .split(',')
-              .map((s) => s.trim())
-              .filter(Boolean),
+    trustProxy: parseTrustProxy(env.RECALLS_TRUST_PROXY),
     ingest: { schedule, hourUtc: integer(env, 'RECALLS_INGEST_HOUR_UTC', 4, 0, 23) },
     upstream: {
       timeoutMs: integer(env, 'RECALLS_UPSTREAM_TIMEOUT_MS', 60_000, 100, 3_600_000),
@@ -181,6 +223,6 @@ export function loadConfig(env: Env, sourceIds: readonly string[]): Config {
       leaseBlock: integer(env, 'RECALLS_QUOTA_LEASE_BLOCK', 1000, 1, 100_000),
       idleReturnMs: integer(env, 'RECALLS_QUOTA_IDLE_RETURN_MS', 1000, 100, 600_000),
     },
-    logLevel: env.LOG_LEVEL || 'info',
+    logLevel: parseLogLevel(env.LOG_LEVEL),
   };
 }

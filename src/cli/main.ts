@@ -3,6 +3,7 @@
  * the environment and closes it when done.
  */
 import { spawn } from 'node:child_process';
+import { readFileSync, statSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Argument, Command, InvalidArgumentError, Option } from 'commander';
 import cliProgress from 'cli-progress';
@@ -16,15 +17,35 @@ import { startDailySchedule } from '../ingest/scheduler.ts';
 import { BACKUP_HELP, runBackupCommand } from './backup.ts';
 import { registerCatalogueCommands } from './catalogue-commands.ts';
 import { relayChildOutput } from './child-log.ts';
+import { EXIT } from './exit-codes.ts';
 import { formatQualityReport } from './report.ts';
 import { ingestDeps, openRuntime } from './runtime.ts';
 
 const BIN = fileURLToPath(new URL('../../bin/recalls.js', import.meta.url));
 
+/** The package's version: package.json is two folders up from src/cli and dist/cli alike. */
+function packageVersion(): string {
+  const path = new URL('../../package.json', import.meta.url);
+  return (JSON.parse(readFileSync(path, 'utf8')) as { version: string }).version;
+}
+
 function sourceId(value: string, previous: string[] = []): string[] {
   if (!SOURCE_IDS.includes(value))
     throw new InvalidArgumentError(`unknown source; known: ${SOURCE_IDS.join(', ')}`);
   return [...previous, value];
+}
+
+/** `--from`: a folder that exists (a missing one would be an ingest of nothing, exiting 0). */
+function folder(value: string): string {
+  let isFolder: boolean;
+  try {
+    isFolder = statSync(value).isDirectory();
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    throw new InvalidArgumentError(code === 'ENOENT' || code === 'ENOTDIR' ? 'no such folder' : String(code));
+  }
+  if (!isFolder) throw new InvalidArgumentError('not a folder');
+  return value;
 }
 
 function describe(outcome: SourceOutcome): string {
@@ -134,9 +155,21 @@ async function ingest(options: { from?: string; source?: string[]; force?: boole
   }
 }
 
+/**
+ * A reader that leaves early (`recalls keys list | head -1`) is no error: what is still written to the
+ * closed stdout is dropped, quietly, and the command finishes as it would. Other stdout errors still throw.
+ */
+function ignoreClosedStdout(): void {
+  process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code !== 'EPIPE') throw error;
+  });
+}
+
 export async function main(argv: string[]): Promise<void> {
+  ignoreClosedStdout();
   const program = new Command('recalls')
     .description('Recall and Safety Alert Service')
+    .version(packageVersion())
     .showHelpAfterError()
     .exitOverride((err) => {
       throw err;
@@ -150,7 +183,7 @@ export async function main(argv: string[]): Promise<void> {
   program
     .command('ingest')
     .description('Fetch every source (or read an offline mirror) and update the corpus')
-    .option('--from <dir>', 'read DIR/<source-id>/* instead of fetching')
+    .option('--from <dir>', 'read DIR/<source-id>/* instead of fetching', folder)
     .option('--source <id>', 'only this source (repeatable)', sourceId)
     .option('--force', 'run even if the source was already rebuilt today')
     .action(async (options: { from?: string; source?: string[]; force?: boolean }) => {
@@ -267,13 +300,14 @@ export async function main(argv: string[]): Promise<void> {
     await program.parseAsync(argv);
   } catch (error) {
     const e = error as { code?: string; exitCode?: number };
+    // Help and --version exit 0; every other commander error is a usage error.
     if (typeof e.code === 'string' && e.code.startsWith('commander.')) {
-      process.exitCode = e.exitCode ?? 2;
+      process.exitCode = e.exitCode === 0 ? 0 : EXIT.usage;
       return;
     }
     if (error instanceof ConfigError) {
       process.stderr.write(`configuration error: ${error.message}\n`);
-      process.exitCode = 2;
+      process.exitCode = EXIT.usage;
       return;
     }
     throw error;

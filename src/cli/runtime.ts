@@ -1,6 +1,6 @@
 /** Builds the shared dependencies of every command from the environment, once. */
 import pino from 'pino';
-import { loadConfig, type Config } from '../config.ts';
+import { describeDatabase, loadConfig, type Config } from '../config.ts';
 import { createArchive } from '../ingest/archive.ts';
 import { createUpstreamClient } from '../ingest/http-client.ts';
 import type { IngestDeps } from '../ingest/pipeline.ts';
@@ -16,6 +16,8 @@ export interface Runtime {
 /**
  * Opens configuration, logger and store. `serve` logs to stdout like any service; the other
  * commands log to stderr so that their stdout carries only their answer (a key, a summary).
+ * Which database was opened is said in serve's log, and by the other commands as a line on stderr
+ * whatever the log level (`describeDatabase`).
  */
 export async function openRuntime(
   options: { logTo?: 'stdout' | 'stderr' } = {},
@@ -24,6 +26,9 @@ export async function openRuntime(
   const config = loadConfig(env, SOURCE_IDS);
   const logger = pino({ level: config.logLevel }, pino.destination(options.logTo === 'stdout' ? 1 : 2));
   const store = await openStore(config.database);
+  const database = describeDatabase(config.database);
+  if (options.logTo === 'stdout') logger.info({ database }, 'database opened');
+  else process.stderr.write(`database: ${database}\n`);
   await store.sources.register(
     SOURCE_ADAPTERS.map((a) => ({ id: a.meta.id, agency: a.meta.agency, jurisdiction: a.meta.jurisdiction })),
   );

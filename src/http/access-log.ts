@@ -1,10 +1,13 @@
 /**
  * The request log: one line per answered request at `info` (method, URL, status, client address, time in
- * the server in ms, with the request id), and its arrival at `debug` only. Fastify's default writes two
- * `info` lines per request with its full serialisers, measured at a quarter of the CPU a cached lookup
- * costs; its other log lines (errors, stream errors, …) are kept as they are.
+ * the server in ms, with the request id, which every answer carries as `X-Request-Id`), and its arrival at
+ * `debug` only. Fastify's default writes two `info` lines per request with its full serialisers, measured
+ * at a quarter of the CPU a cached lookup costs; its other log lines (errors, stream errors, …) are kept as
+ * they are.
  */
+import type { IncomingHttpHeaders } from 'node:http';
 import { LogController, type FastifyReply, type FastifyRequest } from 'fastify';
+import fp from 'fastify-plugin';
 import { randomBase62 } from '../domain/api-keys.ts';
 
 export class AccessLog extends LogController {
@@ -41,11 +44,43 @@ function requestIds(): () => string {
   };
 }
 
-/**
- * The Fastify options of the request log: its one line per request and the request ids it carries (never
- * taken from a request header). The benchmark's logged bare route uses the same, so that its floor is the
- * service's own log line.
- */
-export function requestLogging() {
-  return { logController: new AccessLog(), genReqId: requestIds(), requestIdHeader: false as const };
+/** An `X-Request-Id` a client may choose and have kept: 1–128 of `[A-Za-z0-9._:-]`. */
+const CLIENT_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+
+/** The request's sane `X-Request-Id` (a repeated one, which Node joins with `, `, is not), else the next own id. */
+function requestIdOf(request: { headers: IncomingHttpHeaders }, next: () => string): string {
+  const sent = request.headers['x-request-id'];
+  return typeof sent === 'string' && CLIENT_REQUEST_ID.test(sent) ? sent : next();
 }
+
+/** One server's request ids: `of` a request (its sane `X-Request-Id`, else the next own id), `next` own id. */
+export interface RequestIds {
+  of(request: { headers: IncomingHttpHeaders }): string;
+  next(): string;
+}
+
+/** A server's request ids: a client's sane `X-Request-Id`, else the service's own (`req_` + 16 base62). */
+export function requestIdSource(): RequestIds {
+  const next = requestIds();
+  return { of: (request) => requestIdOf(request, next), next };
+}
+
+/**
+ * The Fastify options of the request log: its one line per request and the request ids it carries (a
+ * client's sane `X-Request-Id`, else the service's own). The benchmark's logged bare route uses the same,
+ * so that its floor is the service's own log line.
+ */
+export function requestLogging(ids: RequestIds = requestIdSource()) {
+  return { logController: new AccessLog(), genReqId: ids.of, requestIdHeader: false as const };
+}
+
+/** Sends each answer's request id back as `X-Request-Id`: errors, 304s and answers from the cache too. */
+export const requestIdHeader = fp(
+  async (app) => {
+    app.addHook('onSend', (request, reply, payload, done) => {
+      reply.header('X-Request-Id', request.id);
+      done(null, payload);
+    });
+  },
+  { name: 'request-id-header' },
+);

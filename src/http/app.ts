@@ -10,7 +10,7 @@ import Ajv from 'ajv';
 import addFormats from 'ajv-formats';
 import type { Server } from 'node:http';
 import Fastify, { type FastifyHttpOptions, type FastifyInstance } from 'fastify';
-import { requestLogging } from './access-log.ts';
+import { requestIdHeader, requestIdSource, requestLogging } from './access-log.ts';
 import { answerCache } from './answer-cache.ts';
 import { closeAfterAnswer } from './closing.ts';
 import type { AppDeps } from './context.ts';
@@ -52,9 +52,10 @@ function validators() {
 /** The HTTP server, gates, routes and reference pages, ready to listen. */
 export async function buildApp(deps: AppDeps): Promise<App> {
   const now = deps.clock ?? (() => new Date());
+  const requestIds = requestIdSource();
   const options: FastifyHttpOptions<Server> = {
     logger: deps.logger ?? false,
-    ...requestLogging(),
+    ...requestLogging(requestIds),
     trustProxy: deps.config.trustProxy,
     bodyLimit: BODY_LIMIT,
     // A request (headers and body) must arrive within the timeout; Fastify's default is none.
@@ -67,9 +68,11 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     },
     routerOptions: { maxParamLength: 4096, ignoreTrailingSlash: false },
     return503OnClosing: false,
-    clientErrorHandler: answerClientError,
-    // Errors the router raises before any route runs (bad percent-encoding, …) become problems too.
-    frameworkErrors: (error, request, reply) => handleError(error, request, reply),
+    clientErrorHandler: (error, socket) => answerClientError(error, socket, requestIds.next),
+    // Errors the router raises before any route runs (bad percent-encoding, …) become problems too; no
+    // onSend hook runs for them, so their request id is set here.
+    frameworkErrors: (error, request, reply) =>
+      handleError(error, request, reply.header('X-Request-Id', request.id)),
   };
   const app = Fastify(options).withTypeProvider<TypeBoxTypeProvider>();
   const { coercing, exact } = validators();
@@ -80,7 +83,8 @@ export async function buildApp(deps: AppDeps): Promise<App> {
 
   // Hooks run in registration order, the contract's: burst counts before the key lookup (key.ts, burst.ts).
   const plans = rememberedPlans();
-  await app.register(protocolRules);
+  await app.register(requestIdHeader);
+  await app.register(protocolRules, { requestId: requestIds.of });
   await app.register(keyReading, { config: deps.config, plans });
   await app.register(burstCount, { limiter: deps.burstLimiter, config: deps.config, now });
   await app.register(keyLookup, { deps, plans });

@@ -1,7 +1,8 @@
 /**
  * What HTTP itself refuses, as problem documents too: parser errors (oversized request line or headers,
  * broken syntax), HTTP/1.1 without Host, an expectation other than 100-continue; a request still arriving at
- * the request timeout has its connection closed (no documented problem type is a 408).
+ * the request timeout has its connection closed (no documented problem type is a 408). Each answer carries
+ * its request id as `X-Request-Id`, as every answer of the service does.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
@@ -27,10 +28,14 @@ function problemBody(problem: ProblemError, instance: string | undefined): strin
   return JSON.stringify(body);
 }
 
-/** Answers a request the HTTP parser refused on its socket, or closes the socket of a timed-out one. */
+/**
+ * Answers a request the HTTP parser refused on its socket, with a request id of `newRequestId` (its
+ * headers are not read), or closes the socket of a timed-out one.
+ */
 export function answerClientError(
   error: Error & { code?: string; rawPacket?: unknown },
   socket: Socket,
+  newRequestId: () => string,
 ): void {
   if (error.code === 'ERR_HTTP_REQUEST_TIMEOUT' || !socket.writable) {
     socket.destroy();
@@ -47,12 +52,13 @@ export function answerClientError(
     pathOf(requestLine?.split(' ')[1]),
   );
   socket.end(
-    `HTTP/1.1 400 Bad Request\r\nContent-Type: ${PROBLEM_CONTENT_TYPE}\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+    `HTTP/1.1 400 Bad Request\r\nContent-Type: ${PROBLEM_CONTENT_TYPE}\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +
+      `X-Request-Id: ${newRequestId()}\r\nConnection: close\r\n\r\n${body}`,
   );
 }
 
 /** Answers a request whose Expect header names anything but 100-continue, which Node would answer with a bare 417. */
-function refuseExpectation(request: IncomingMessage, response: ServerResponse): void {
+function refuseExpectation(request: IncomingMessage, response: ServerResponse, requestId: string): void {
   const body = problemBody(
     invalidParameter('Expect', 'The only expectation supported is "Expect: 100-continue".'),
     pathOf(request.url),
@@ -60,15 +66,18 @@ function refuseExpectation(request: IncomingMessage, response: ServerResponse): 
   response.writeHead(400, {
     'Content-Type': PROBLEM_CONTENT_TYPE,
     'Content-Length': Buffer.byteLength(body),
+    'X-Request-Id': requestId,
     Connection: 'close',
   });
   response.end(body);
 }
 
 /** Refuses an HTTP/1.1 request without Host (which Node would answer with a bare 400) and unmet expectations. */
-export const protocolRules = fp(
-  async (app) => {
-    app.server.on('checkExpectation', refuseExpectation);
+export const protocolRules = fp<{ requestId: (request: IncomingMessage) => string }>(
+  async (app, { requestId }) => {
+    app.server.on('checkExpectation', (request: IncomingMessage, response: ServerResponse) =>
+      refuseExpectation(request, response, requestId(request)),
+    );
     app.addHook('onRequest', (request, _reply, done) => {
       if (request.headers.host === undefined && request.raw.httpVersion === '1.1')
         return done(invalidParameter('Host', 'An HTTP/1.1 request must carry a Host header.'));

@@ -72,3 +72,66 @@ test('at debug, the arrival of each request is logged too', async () => {
     await s.close();
   }
 });
+
+/** A request id the service made itself. */
+const OWN_ID = /^req_[0-9A-Za-z]{16}$/;
+
+test('every answer carries X-Request-Id: a sane one sent is kept and logged, any other replaced by the own id', async () => {
+  const log = collector();
+  const s = await startService({ logger: { level: 'info', stream: log.stream } });
+  try {
+    const key = await s.key('scale');
+    const sane = `trace-1.2:a_b-${'x'.repeat(100)}`;
+    const kept = await s.request('/v1/recalls?limit=1', { key, headers: { 'X-Request-Id': sane } });
+    assert.equal(kept.status, 200);
+    assert.equal(kept.headers.get('x-request-id'), sane);
+
+    for (const bad of ['x'.repeat(129), 'has space', 'semi;colon', 'ünïcode', '', 'a,b'])
+      assert.match(
+        (await s.request('/v1/health', { headers: { 'X-Request-Id': bad } })).headers.get('x-request-id') ??
+          '',
+        OWN_ID,
+        JSON.stringify(bad),
+      );
+
+    // Errors, a 304 and HEAD carry it too; no body gains a field.
+    const etag = kept.headers.get('etag')!;
+    const answers = [
+      await s.request('/v1/recalls?limit=1', { key, headers: { 'if-none-match': etag } }),
+      await s.request('/v1/recalls?limit=1', { key, method: 'HEAD' }),
+      await s.request('/v1/recalls'),
+      await s.request('/v1/recalls', { key: 'rk_live_unknown' }),
+      await s.request('/v1/recalls?bogus=1', { key }),
+      await s.request('/v1/nowhere'),
+      await s.request('/v1/recalls/%E0%A4%A', { key }),
+      await s.request('/v1/checks', {
+        key,
+        rawBody: '{not json',
+        headers: { 'content-type': 'application/json' },
+      }),
+    ];
+    assert.deepEqual(
+      answers.map((r) => r.status),
+      [304, 200, 401, 401, 400, 404, 400, 400],
+    );
+    for (const r of answers) {
+      assert.match(r.headers.get('x-request-id') ?? '', OWN_ID, `${r.status} ${r.url}`);
+      const body = await r.text();
+      if (body !== '') assert.ok(!/request.?id/i.test(body), body);
+    }
+    const echoed = await s.request('/v1/nowhere', { headers: { 'X-Request-Id': 'mine-404' } });
+    assert.equal(echoed.headers.get('x-request-id'), 'mine-404');
+
+    const lines = () => log.lines().filter((l) => l.msg === 'request completed');
+    await until(
+      () => lines().some((l) => l.reqId === 'mine-404'),
+      () => JSON.stringify(log.lines()),
+    );
+    assert.equal(lines()[0]!.reqId, sane, 'the kept id is the id of the log line');
+    assert.equal(lines().find((l) => l.statusCode === 404 && l.reqId === 'mine-404')?.url, '/v1/nowhere');
+    const ids = lines().map((l) => String(l.reqId));
+    assert.equal(new Set(ids.filter((id) => OWN_ID.test(id))).size, ids.length - 2, 'own ids are distinct');
+  } finally {
+    await s.close();
+  }
+});

@@ -617,6 +617,7 @@ describe('protocol errors are problem documents', () => {
     assert.equal(p.type, '/problems/invalid-parameter');
     assert.equal(p.parameter, 'Host');
     assert.equal(p.instance, '/v1/health');
+    assert.match(answer, /\r\nx-request-id: req_[0-9A-Za-z]{16}\r\n/i);
   });
 
   test('an expectation other than 100-continue is a 400 problem naming Expect', async () => {
@@ -631,13 +632,21 @@ describe('protocol errors are problem documents', () => {
     assert.equal(p.instance, '/v1/health');
     assert.equal(typeof p.title, 'string');
     assert.equal(typeof p.detail, 'string');
+    assert.match(answer, /\r\nx-request-id: req_[0-9A-Za-z]{16}\r\n/i);
+    const kept = await rawExchange(
+      s.url,
+      'GET /v1/health HTTP/1.1\r\nHost: x\r\nExpect: foo\r\nX-Request-Id: mine-1\r\nConnection: close\r\n\r\n',
+    );
+    assert.match(kept, /\r\nx-request-id: mine-1\r\n/i);
   });
 
   test("the parser's 400 names the request path as its instance when it can be read", async () => {
-    const p = rawProblem(await rawExchange(s.url, 'GARBAGE /v1/health HTTP/9.9\r\n\r\n'));
+    const answer = await rawExchange(s.url, 'GARBAGE /v1/health HTTP/9.9\r\n\r\n');
+    const p = rawProblem(answer);
     assert.equal(p.status, 400);
     assert.equal(p.instance, '/v1/health');
     assert.equal(typeof p.title, 'string');
+    assert.match(answer, /\r\nx-request-id: req_[0-9A-Za-z]{16}\r\n/i, 'its own request id');
   });
 });
 

@@ -1,6 +1,13 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { ConfigError, loadConfig, parseDatabaseUrl, sourceUrlVariable } from '../../src/config.ts';
+import { resolve } from 'node:path';
+import {
+  ConfigError,
+  describeDatabase,
+  loadConfig,
+  parseDatabaseUrl,
+  sourceUrlVariable,
+} from '../../src/config.ts';
 
 const IDS = ['us-fda-food'];
 
@@ -67,10 +74,56 @@ test('source overrides are read per id; burst exemptions take addresses and CIDR
   assert.ok(c.burstExempt.check('::1', 'ipv6'));
 });
 
+test('LOG_LEVEL takes a pino level; RECALLS_TRUST_PROXY true, false or addresses and CIDRs', () => {
+  assert.equal(loadConfig({}, IDS).logLevel, 'info');
+  for (const level of ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'])
+    assert.equal(loadConfig({ LOG_LEVEL: level }, IDS).logLevel, level);
+  assert.equal(loadConfig({}, IDS).trustProxy, false);
+  assert.equal(loadConfig({ RECALLS_TRUST_PROXY: 'false' }, IDS).trustProxy, false);
+  assert.equal(loadConfig({ RECALLS_TRUST_PROXY: 'true' }, IDS).trustProxy, true);
+  assert.deepEqual(
+    loadConfig({ RECALLS_TRUST_PROXY: '10.0.0.1, 192.168.0.0/16,::1,fd00::/8' }, IDS).trustProxy,
+    ['10.0.0.1', '192.168.0.0/16', '::1', 'fd00::/8'],
+  );
+});
+
 test('DATABASE_URL accepts paths, sqlite: and file: forms, and PostgreSQL URLs', () => {
   assert.deepEqual(parseDatabaseUrl('sqlite:/tmp/x.db'), { engine: 'sqlite', path: '/tmp/x.db' });
   assert.deepEqual(parseDatabaseUrl('file:./y.db'), { engine: 'sqlite', path: './y.db' });
   assert.deepEqual(parseDatabaseUrl('postgres://u@h/db'), { engine: 'postgres', url: 'postgres://u@h/db' });
+  assert.deepEqual(parseDatabaseUrl('PostgreSQL://u@h/db'), {
+    engine: 'postgres',
+    url: 'PostgreSQL://u@h/db',
+  });
+  assert.deepEqual(parseDatabaseUrl('sqlite:///tmp/x.db'), { engine: 'sqlite', path: '/tmp/x.db' });
+  assert.deepEqual(parseDatabaseUrl('file:///tmp/x.db'), { engine: 'sqlite', path: '/tmp/x.db' });
+  assert.deepEqual(parseDatabaseUrl('data/my:file.db'), { engine: 'sqlite', path: 'data/my:file.db' });
+});
+
+test('a database is described by its SQLite file, absolute, or its PostgreSQL URL without the password', () => {
+  assert.equal(describeDatabase(parseDatabaseUrl(undefined)), resolve('data/recalls.db'));
+  assert.equal(describeDatabase(parseDatabaseUrl('sqlite:/tmp/x.db')), '/tmp/x.db');
+  assert.equal(describeDatabase(parseDatabaseUrl('file:./y.db')), resolve('y.db'));
+  assert.equal(describeDatabase(parseDatabaseUrl(':memory:')), ':memory:');
+  for (const [url, described] of [
+    ['postgres://u@h:5432/db', 'postgres://u@h:5432/db'],
+    ['postgres://h/db', 'postgres://h/db'],
+    ['postgres://u:secret@h/db', 'postgres://u:***@h/db'],
+    ['postgresql://u:p%40ss@h/db?sslmode=require', 'postgresql://u:***@h/db?sslmode=require'],
+    ['postgres://u:p@ss:w/rd@h/db', 'postgres://u:***@h/db'],
+    ['postgres://u@h/db?password=secret&sslmode=require', 'postgres://u@h/db?password=***&sslmode=require'],
+  ])
+    assert.equal(describeDatabase(parseDatabaseUrl(url)), described);
+});
+
+test('a DATABASE_URL of another scheme is refused, never taken as an SQLite path', () => {
+  for (const url of ['mysql://u:p@h/db', 'mongodb://h/db', 'redis://h:6379', 'http://h/db', 'pg://h/db'])
+    assert.throws(
+      () => parseDatabaseUrl(url),
+      (e: unknown) => e instanceof ConfigError && /^DATABASE_URL: /.test(e.message),
+      url,
+    );
+  assert.throws(() => loadConfig({ DATABASE_URL: 'mysql://u:secret@h/db' }, IDS), /DATABASE_URL/);
 });
 
 test('a bad value stops start-up with an error naming the variable', () => {
@@ -82,6 +135,12 @@ test('a bad value stops start-up with an error naming the variable', () => {
     ['RECALLS_BURST_EXEMPT', '10.0.0.0/40'],
     ['RECALLS_INGEST_SCHEDULE', 'hourly'],
     ['RECALLS_SOURCE_US_FDA_FOOD_URL', 'not a url'],
+    ['LOG_LEVEL', 'verbose'],
+    ['LOG_LEVEL', 'INFO'],
+    ['RECALLS_TRUST_PROXY', 'maybe'],
+    ['RECALLS_TRUST_PROXY', '10.0.0.1, proxy.internal'],
+    ['RECALLS_TRUST_PROXY', '10.0.0.0/33'],
+    ['RECALLS_TRUST_PROXY', '1'],
   ]) {
     assert.throws(
       () => loadConfig({ [name!]: value }, IDS),
