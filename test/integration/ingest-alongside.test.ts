@@ -20,6 +20,18 @@ import { draft, json, startService, type TestService } from '../support/service.
 
 /** The longest any request (or the revocation) may wait. */
 const MAX_WAIT_MS = 250;
+/**
+ * CI runs four test processes on two cores, so one answer of a run may be late for want of CPU: it may take up to
+ * this long. A wait for a lock held for seconds makes every answer meanwhile late, by seconds.
+ */
+const CPU_STARVED_MS = 1000;
+
+/** Timings of named requests: each within MAX_WAIT_MS, but for one that is within CPU_STARVED_MS. */
+function assertNoneWaited(timings: { what: string; ms: number }[]): void {
+  const late = timings.filter((t) => t.ms >= MAX_WAIT_MS);
+  const describe = late.map((t) => `${t.what} ${t.ms.toFixed(0)} ms`).join(', ');
+  assert.ok(late.length <= 1 && late.every((t) => t.ms < CPU_STARVED_MS), `late: ${describe}`);
+}
 
 /** Holds the write lock of an SQLite file in a child process for `ms` (by a write to `table`); resolves once held. */
 function holdWriteLock(
@@ -77,16 +89,14 @@ describe('an ingest never stalls the API', { skip: sqliteOnly('the two SQLite fi
     await s?.close();
   });
 
-  /** Runs each kind of request in turn until `until()` says stop (at least `rounds` rounds); returns the slowest. */
-  async function traffic(until: () => boolean, rounds: number): Promise<{ slowest: number; what: string }> {
-    let slowest = 0;
-    let what = '';
+  /** Runs each kind of request in turn until `until()` says stop (at least `rounds` rounds); returns each timing. */
+  async function traffic(until: () => boolean, rounds: number): Promise<{ what: string; ms: number }[]> {
+    const timings: { what: string; ms: number }[] = [];
     let round = 0;
     const timed = async (name: string, run: () => Promise<void>) => {
       const started = performance.now();
       await run();
-      const took = performance.now() - started;
-      if (took > slowest) [slowest, what] = [took, `${name} (round ${round})`];
+      timings.push({ what: `${name} (round ${round})`, ms: performance.now() - started });
     };
     for (; round < rounds || !until(); round++) {
       await timed('lookup', async () => {
@@ -131,15 +141,14 @@ describe('an ingest never stalls the API', { skip: sqliteOnly('the two SQLite fi
         await refused.arrayBuffer();
       }
     }
-    return { slowest, what };
+    return timings;
   }
 
   test('another process holds the corpus write lock for 10 s', async () => {
     const lock = await holdWriteLock(corpusPathOf((s.config.database as { path: string }).path), 10_000);
     try {
       const started = performance.now();
-      const { slowest, what } = await traffic(() => performance.now() - started > 3000, 5);
-      assert.ok(slowest < MAX_WAIT_MS, `the slowest, a ${what}, took ${slowest.toFixed(0)} ms`);
+      assertNoneWaited(await traffic(() => performance.now() - started > 3000, 5));
     } finally {
       lock.release();
     }
@@ -153,20 +162,15 @@ describe('an ingest never stalls the API', { skip: sqliteOnly('the two SQLite fi
     const started = performance.now();
     const check = s.request('/v1/checks', { key, body: { identifiers: [{ kind: 'upc', value: upc }] } });
     const lookup = s.request(`/v1/identifiers/upc/${encodeURIComponent(upc)}`, { key: fresh });
-    let slowest = 0;
-    let pings = 0;
+    const pings: { what: string; ms: number }[] = [];
     while (performance.now() - started < 1200) {
       const t0 = performance.now();
       const r = await s.request('/v1/health');
       await r.arrayBuffer();
-      slowest = Math.max(slowest, performance.now() - t0);
-      pings++;
+      pings.push({ what: `health ${pings.length}`, ms: performance.now() - t0 });
     }
-    assert.ok(
-      slowest < MAX_WAIT_MS,
-      `while the writes waited, /v1/health took up to ${slowest.toFixed(0)} ms`,
-    );
-    assert.ok(pings > 10, `${pings} answers while the lock was held`);
+    assertNoneWaited(pings);
+    assert.ok(pings.length > 10, `${pings.length} answers while the lock was held`);
     const [checked, looked] = await Promise.all([check, lookup]);
     assert.equal(checked.status, 201, 'the receipt is recorded once the lock is free');
     assert.equal(looked.status, 200, 'the lease is taken once the lock is free');
@@ -187,11 +191,11 @@ describe('an ingest never stalls the API', { skip: sqliteOnly('the two SQLite fi
         finished = true;
         return r;
       });
-      const { slowest, what } = await traffic(() => finished, 5);
+      const timings = await traffic(() => finished, 5);
       const result = await done;
       assert.equal(result.code, 0, result.stderr);
       assert.match(result.stdout, /us-fda-food: ok, 20000 records/);
-      assert.ok(slowest < MAX_WAIT_MS, `the slowest, a ${what}, took ${slowest.toFixed(0)} ms`);
+      assertNoneWaited(timings);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
