@@ -5,10 +5,9 @@
  * all held, on either thread.
  */
 import { parentPort } from 'node:worker_threads';
-import { prepareRecall } from '../store/recall-rows.ts';
 import { UpstreamError } from './errors.ts';
 import type { PageJob, PageJobResult, PartMessage, WorkerControl } from './page-preparer.ts';
-import { PREPARED_PART } from './prepare.ts';
+import { parseInParts } from './prepare.ts';
 import { SOURCE_ADAPTERS } from './registry.ts';
 import type { RawPage } from './source.ts';
 
@@ -53,22 +52,16 @@ async function prepare(job: PageJob): Promise<void> {
     if (adapter === undefined) throw new Error(`unknown source ${job.sourceId}`);
     const page: RawPage = { name: job.name, body: Buffer.from(job.body) };
     if (job.url !== undefined) page.url = job.url;
-    const parsed = adapter.parse(page);
-    const origin = { sourceId: adapter.meta.id, jurisdiction: adapter.meta.jurisdiction };
-    const { drafts } = parsed;
-    for (let from = 0; from === 0 || from < drafts.length; from += PREPARED_PART) {
+    const { dataAsOf, setAside, count, parts } = parseInParts(adapter, page);
+    for (let index = 0; index < count; index++) {
       while (sent - state.count >= IN_FLIGHT && !state.cancelled)
         await new Promise<void>((resolve) => (state.wake = resolve));
       if (state.cancelled) return;
-      const records = drafts.slice(from, from + PREPARED_PART).map((d) => prepareRecall(origin, d));
-      const last = from + PREPARED_PART >= drafts.length;
+      const records = parts.next().value!;
+      const last = index === count - 1;
       const message: PageJobResult | PartMessage =
-        from === 0
-          ? {
-              job: job.job,
-              page: { dataAsOf: parsed.dataAsOf, records, setAside: parsed.setAside },
-              more: !last,
-            }
+        index === 0
+          ? { job: job.job, page: { dataAsOf, records, setAside }, more: !last }
           : { job: job.job, part: records, last };
       port!.postMessage(message);
       sent++;

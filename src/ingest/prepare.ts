@@ -19,19 +19,37 @@ export interface PreparedPage {
   more?: AsyncIterable<PreparedRecall[]>;
 }
 
+/** A parsed page whose drafts are prepared a part of PREPARED_PART at a time, as `parts` is read. */
+export interface PageInParts {
+  dataAsOf: string | null;
+  setAside: SetAside[];
+  /** How many parts `parts` yields: at least one, an empty one for a page of no record. */
+  count: number;
+  parts: Generator<PreparedRecall[]>;
+}
+
+/** Parses a page; its drafts are prepared part by part as they are read (calling thread and worker alike). */
+export function parseInParts(adapter: SourceAdapter, page: RawPage): PageInParts {
+  const { drafts, dataAsOf, setAside } = adapter.parse(page);
+  const origin = { sourceId: adapter.meta.id, jurisdiction: adapter.meta.jurisdiction };
+  const count = Math.max(1, Math.ceil(drafts.length / PREPARED_PART));
+  function* parts(): Generator<PreparedRecall[]> {
+    for (let from = 0; from === 0 || from < drafts.length; from += PREPARED_PART)
+      yield drafts.slice(from, from + PREPARED_PART).map((d) => prepareRecall(origin, d));
+  }
+  return { dataAsOf, setAside, count, parts: parts() };
+}
+
 /**
  * Parses a page and prepares its first PREPARED_PART drafts; the rest, if any, are prepared a part at a time
  * as `more` is read, so that a large page's rows are never all held.
  */
 export function preparePageInParts(adapter: SourceAdapter, page: RawPage): PreparedPage {
-  const parsed = adapter.parse(page);
-  const origin = { sourceId: adapter.meta.id, jurisdiction: adapter.meta.jurisdiction };
-  const part = (from: number) =>
-    parsed.drafts.slice(from, from + PREPARED_PART).map((d) => prepareRecall(origin, d));
-  const prepared: PreparedPage = { dataAsOf: parsed.dataAsOf, records: part(0), setAside: parsed.setAside };
-  if (parsed.drafts.length > PREPARED_PART) {
+  const { dataAsOf, setAside, count, parts } = parseInParts(adapter, page);
+  const prepared: PreparedPage = { dataAsOf, records: parts.next().value!, setAside };
+  if (count > 1) {
     prepared.more = (async function* () {
-      for (let from = PREPARED_PART; from < parsed.drafts.length; from += PREPARED_PART) yield part(from);
+      yield* parts;
     })();
   }
   return prepared;
