@@ -4,12 +4,10 @@
  * server as separate processes, drives each scenario with autocannon from this process, runs the
  * ingest benchmark, and writes bench/results/<engine>-<corpus>.json and bench/RESULTS.md.
  */
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { closeSync, existsSync, mkdirSync, openSync, readFileSync, readSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { cpus, totalmem } from 'node:os';
 import { parseArgs } from 'node:util';
-import autocannon from 'autocannon';
 import { format, resolveConfig } from 'prettier';
 import { SQLite, pgClient } from './lib/drivers.ts';
 import { parseSize, sizeLabel, type CorpusInfo, type Engine } from './lib/corpus.ts';
@@ -30,6 +28,17 @@ import { Rng } from './lib/synthetic.ts';
 import { gs1CheckDigit } from '../src/domain/identifiers/gs1-check-digits.ts';
 import { ensureCorpus } from './generate.ts';
 import { corpusPathOf } from '../src/store/engines/sqlite-files.ts';
+import {
+  fetchOnce,
+  load,
+  peakRss,
+  startProcess,
+  stop,
+  withKey,
+  type LoadSettings,
+  type Proc,
+  type Scenario,
+} from './lib/processes.ts';
 
 const { values } = parseArgs({
   options: {
@@ -52,121 +61,15 @@ const WARMUP = Number(values.warmup);
 const CONNECTIONS = Number(values.connections);
 const log = (m: string) => process.stderr.write(`${m}\n`);
 
-function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const s = createServer().listen(0, '127.0.0.1', () => {
-      const port = (s.address() as { port: number }).port;
-      s.close(() => resolve(port));
-    });
-  });
-}
-
-async function waitFor(url: string): Promise<void> {
-  for (let i = 0; i < 600; i++) {
-    try {
-      await fetch(url);
-      return;
-    } catch {
-      await new Promise((r) => setTimeout(r, 100));
-    }
-  }
-  throw new Error(`${url} did not come up`);
-}
-
-interface Proc {
-  child: ChildProcess;
-  url: string;
-}
-
-/**
- * Starts a server process. Its standard error goes to bench/corpus/logs/<logName>.log; its standard output
- * (the request log at the default level) too, or to /dev/null with `discardStdout`, so that a run's request
- * logs (every request, as `npm start` writes them) cost what writing them costs without filling the disk.
- */
-/** Every server started and not yet stopped: ended with the benchmark, also when a row fails. */
-const running = new Set<ChildProcess>();
-process.on('exit', () => {
-  for (const child of running) child.kill('SIGKILL');
-});
-
-async function startProcess(
+/** A server process of this checkout, its log in bench/corpus/logs/<logName>.log. */
+const start = (
   args: string[],
   env: Record<string, string>,
   probe: string,
   logName: string,
   discardStdout = false,
-): Promise<Proc> {
-  const port = await freePort();
-  mkdirSync(`${BENCH_DIR}/corpus/logs`, { recursive: true });
-  const err = openSync(`${BENCH_DIR}/corpus/logs/${logName}.log`, 'w');
-  const out = discardStdout ? openSync('/dev/null', 'w') : err;
-  const child = spawn(process.execPath, args, {
-    cwd: ROOT,
-    env: { ...process.env, ...env, PORT: String(port), HOST: '127.0.0.1' },
-    stdio: ['ignore', out, err],
-  });
-  running.add(child);
-  child.once('exit', () => running.delete(child));
-  closeSync(err);
-  if (out !== err) closeSync(out);
-  const url = `http://127.0.0.1:${port}`;
-  await waitFor(`${url}${probe}`);
-  return { child, url };
-}
-
-async function stop(p: Proc): Promise<void> {
-  const done = new Promise((r) => p.child.once('exit', r));
-  p.child.kill('SIGTERM');
-  await done;
-}
-
-/** CPU seconds a process has used so far (user + system). */
-function cpuSeconds(pid: number | undefined): number {
-  if (pid === undefined) return NaN;
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-  return (Number(fields[11]) + Number(fields[12])) / 100;
-}
-
-/** Peak resident set of a process (VmHWM), in bytes. */
-function peakRss(p: Proc): number {
-  const m = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${p.child.pid}/status`, 'utf8'));
-  return m ? Number(m[1]) * 1024 : 0;
-}
-
-interface Scenario {
-  name: string;
-  path: string;
-  method?: 'GET' | 'POST';
-  body?: string;
-  headers?: Record<string, string>;
-  /** 200, 201 or 304. */
-  expect: number;
-  /** A different path for every request (instead of `path` each time). */
-  nextPath?: () => string;
-  /** Sent with `If-None-Match` set to the ETag the node gives `path` (the row's key asks first). */
-  conditional?: boolean;
-}
-
-async function cannon(urls: string[], s: Scenario, seconds: number) {
-  const per = Math.max(1, Math.round(CONNECTIONS / urls.length));
-  const results = await Promise.all(
-    urls.map((url) =>
-      autocannon({
-        url: `${url}${s.path}`,
-        method: s.method ?? 'GET',
-        body: s.body,
-        headers: { ...(s.body === undefined ? {} : { 'content-type': 'application/json' }), ...s.headers },
-        connections: per,
-        pipelining: 1,
-        duration: seconds,
-        ...(s.nextPath === undefined
-          ? {}
-          : { requests: [{ setupRequest: (req) => ({ ...req, path: s.nextPath!() }) }] }),
-      }),
-    ),
-  );
-  return results;
-}
+) =>
+  startProcess({ args, env, probe, cwd: ROOT, logDir: `${BENCH_DIR}/corpus/logs`, logName, discardStdout });
 
 /** Sequential requests (one connection) reading the service's Server-Timing: time inside the server. */
 async function serverTimes(url: string, s: Scenario, n: number) {
@@ -174,14 +77,9 @@ async function serverTimes(url: string, s: Scenario, n: number) {
   const client: number[] = [];
   for (let i = 0; i < n; i++) {
     const t0 = performance.now();
-    const r = await fetch(`${url}${s.nextPath?.() ?? s.path}`, {
-      method: s.method ?? 'GET',
-      body: s.body,
-      headers: { ...(s.body === undefined ? {} : { 'content-type': 'application/json' }), ...s.headers },
-    });
+    const r = await fetchOnce(url, s);
     await r.arrayBuffer();
     client.push(performance.now() - t0);
-    if (r.status !== s.expect) throw new Error(`${s.name}: status ${r.status}, expected ${s.expect}`);
     const m = /dur=([\d.]+)/.exec(r.headers.get('server-timing') ?? '');
     if (m) server.push(Number(m[1]));
   }
@@ -205,14 +103,12 @@ interface Answer {
 }
 
 async function answerOf(url: string, s: Scenario, path: string): Promise<Answer> {
-  const r = await fetch(`${url}${path}`, {
-    method: s.method ?? 'GET',
-    body: s.body,
-    headers: { ...(s.body === undefined ? {} : { 'content-type': 'application/json' }), ...s.headers },
-  });
-  const body = await r.text();
-  if (r.status !== s.expect) throw new Error(`${s.name}: status ${r.status}, expected ${s.expect}`);
-  return { status: r.status, type: r.headers.get('content-type') ?? 'application/json', body };
+  const r = await fetchOnce(url, s, path);
+  return {
+    status: r.status,
+    type: r.headers.get('content-type') ?? 'application/json',
+    body: await r.text(),
+  };
 }
 
 /**
@@ -232,43 +128,8 @@ interface Target {
   unmetered?: Proc;
 }
 
-/** A row's scenario with a fresh key (a metered key's monthly quota then outlasts every row) and its ETag. */
-async function withKey(s: Scenario, node: Proc, key: string): Promise<Scenario> {
-  const headers: Record<string, string> = { ...s.headers, authorization: `Bearer ${key}` };
-  if (s.conditional) {
-    const r = await fetch(`${node.url}${s.path}`, { headers });
-    await r.arrayBuffer();
-    headers['if-none-match'] = r.headers.get('etag')!;
-  }
-  return { ...s, headers };
-}
-
-async function load(nodes: Proc[], s: Scenario) {
-  await cannon(
-    nodes.map((t) => t.url),
-    s,
-    WARMUP,
-  );
-  const c0 = nodes.map((t) => cpuSeconds(t.child.pid));
-  const results = await cannon(
-    nodes.map((t) => t.url),
-    s,
-    DURATION,
-  );
-  const cpu = nodes.reduce((n, t, i) => n + cpuSeconds(t.child.pid) - c0[i]!, 0);
-  const total = results.reduce((n, r) => n + r.requests.total, 0);
-  const non = results.reduce((n, r) => n + r.non2xx + r.errors + r.timeouts, 0);
-  return {
-    rps: results.reduce((n, r) => n + r.requests.p50, 0),
-    rpsMean: results.reduce((n, r) => n + r.requests.average, 0),
-    latencyP50: Math.max(...results.map((r) => r.latency.p50)),
-    latencyP99: Math.max(...results.map((r) => r.latency.p99)),
-    total,
-    ok: results.reduce((n, r) => n + r['2xx'], 0),
-    unexpected: s.expect === 304 ? results.reduce((n, r) => n + r['2xx'] + r.errors, 0) : non,
-    cpuUs: (cpu * 1e6) / total,
-  };
-}
+/** How every row is loaded. */
+const SETTINGS: LoadSettings = { connections: CONNECTIONS, warmupSeconds: WARMUP, durationSeconds: DURATION };
 
 /** The bare routes a row is measured against: without any log, and with the service's request log line. */
 interface Bare {
@@ -307,20 +168,20 @@ async function measure(
     floors.bareBytes = Buffer.byteLength(answer.body);
     const onBare = { ...s, path: '/bare', nextPath: undefined };
     await serveOnBare(bare.plain, answer);
-    const b = await load([bare.plain], onBare);
+    const b = await load([bare.plain], onBare, SETTINGS);
     floors.bareRps = b.rps;
     floors.bareCpuUs = b.cpuUs;
     await serveOnBare(bare.logged, answer);
-    const l = await load([bare.logged], onBare);
+    const l = await load([bare.logged], onBare, SETTINGS);
     floors.loggedBareRps = l.rps;
     floors.loggedBareCpuUs = l.cpuUs;
   }
-  const m = await load(metered, s);
+  const m = await load(metered, s, SETTINGS);
   const row: Row = { name: s.name, nodes: metered.length, ...m, ...floors };
   const { bareRps, bareBytes } = floors;
   const unmetered = targets.map((t) => t.unmetered).filter((t) => t !== undefined);
   if (unmetered.length === targets.length) {
-    const u = await load(unmetered, await withKey(scenario, unmetered[0]!, keys.unmetered));
+    const u = await load(unmetered, await withKey(scenario, unmetered[0]!, keys.unmetered), SETTINGS);
     row.unmetered = { rps: u.rps, cpuUs: u.cpuUs, latencyP50: u.latencyP50, unexpected: u.unexpected };
   }
   if (withTimes) Object.assign(row, await serverTimes(metered[0]!.url, s, s.method === 'POST' ? 100 : 300));
@@ -528,12 +389,12 @@ async function main(): Promise<void> {
   const uncachedEnv = { RECALLS_ANSWER_CACHE_MB: '0' };
   const bareArgs = ['--import', 'tsx', `${BENCH_DIR}/bare-server.ts`];
   const bare: Bare = {
-    plain: await startProcess(bareArgs, {}, '/bare', 'bare'),
+    plain: await start(bareArgs, {}, '/bare', 'bare'),
     // Its request log written to /dev/null, as the service's is.
-    logged: await startProcess(bareArgs, { BARE_REQUEST_LOG: '1' }, '/bare', 'bare-logged', true),
+    logged: await start(bareArgs, { BARE_REQUEST_LOG: '1' }, '/bare', 'bare-logged', true),
   };
   const serve = (env: Record<string, string>, name: string) =>
-    startProcess([BIN, 'serve'], env, '/v1/health', name, true);
+    start([BIN, 'serve'], env, '/v1/health', name, true);
   const service: Target = {
     metered: await serve(defaults, 'service-1'),
     unmetered: await serve(unmeteredEnv, 'service-unmetered'),
