@@ -527,12 +527,12 @@ export interface components {
      */
     ETag: string;
     /**
-     * @description The limits of this request (IETF RateLimit fields), as a list: `"burst"`, the burst limit of this client address, `q` requests per `w` seconds (absent for addresses exempt from burst limits); `"month"`, the key's monthly request quota, `q` requests per calendar month, UTC (absent when unmetered, and on 304s).
+     * @description The limits of this request (IETF RateLimit fields), as a list: `"burst"`, the burst limit of this client address, `q` requests per `w` seconds (absent for addresses exempt from burst limits); `"month"`, the key's monthly request quota, `q` requests per calendar month, UTC (absent when unmetered, and on 304s); `"identifiers"`, on the answers of `POST /v1/checks`, the identifiers its checks may check per calendar month (absent when unmetered).
      * @example "burst";q=60;w=60, "month";q=10000
      */
     'RateLimit-Policy': string;
     /**
-     * @description What is left of each limit: `"burst"`, `r` requests for the next `t` seconds; `"month"`, `r` requests this month as this node knows it (units other nodes hold count as taken) until the quota starts again in `t` seconds.
+     * @description What is left of each limit: `"burst"`, `r` requests for the next `t` seconds; `"month"`, `r` requests this month as this node knows it (units other nodes hold count as taken) until the quota starts again in `t` seconds; `"identifiers"`, `r` identifiers this month after this check.
      * @example "burst";r=59;t=60, "month";r=9412;t=345600
      */
     RateLimit: string;

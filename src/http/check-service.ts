@@ -114,7 +114,8 @@ export class CheckService {
    * request's `hold` (it can be read back even if the answer is lost), a replay waives it. Undefined when
    * the client has gone before the receipt was recorded: nothing is recorded or charged. Concurrent uses
    * of one Idempotency-Key record one receipt: the others find it taken (the database waits for the first
-   * to commit) and replay it.
+   * to commit) and replay it. When the plan meters identifiers, `identifiersLeft` is told the month's limit and
+   * what is left of it once the check is charged (or refused, or replayed).
    */
   async run(
     input: CheckInput,
@@ -123,10 +124,19 @@ export class CheckService {
     idempotencyKey: string | null,
     now: Date,
     corpusVersion: number,
+    identifiersLeft: (limit: number, left: number) => void,
   ): Promise<{ receipt: CheckReceipt; replayed: boolean } | undefined> {
     const hash = requestHash(input);
-    const replay = (receipt: CheckReceipt) => {
+    const month = usageMonth(now);
+    const limit = key.plan.perMonth.identifiers;
+    const tell = async (used?: number) => {
+      if (limit === null) return;
+      const spent = used ?? (await this.store.usage.get(key.id, month)).identifiers;
+      identifiersLeft(limit, Math.max(0, limit - spent));
+    };
+    const replay = async (receipt: CheckReceipt) => {
       hold.waive();
+      await tell();
       return { receipt, replayed: true };
     };
     let generation: number | null = null;
@@ -136,9 +146,7 @@ export class CheckService {
       generation = prior.generation;
     }
     const plan = planCheck(input.identifiers);
-    const month = usageMonth(now);
     const amount = { requests: 0, identifiers: plan.checked.length };
-    const limit = key.plan.perMonth.identifiers;
     // Refused before the match work when the month cannot take it. A receipt is committed with its
     // charge, so usage spent by a concurrent request with the same key shows its receipt too.
     if (amount.identifiers > 0 && limit !== null) {
@@ -147,6 +155,7 @@ export class CheckService {
         const prior =
           idempotencyKey === null ? undefined : await this.priorUse(key.id, idempotencyKey, hash, now);
         if (prior?.replay !== undefined) return replay(prior.replay);
+        await tell(used.identifiers);
         throw quotaExceeded(key.plan, month, amount);
       }
     }
@@ -170,12 +179,16 @@ export class CheckService {
       if (recorded === 'recorded') hold.keep();
       return recorded;
     });
-    if (outcome === 'over-quota') throw quotaExceeded(key.plan, month, amount);
+    if (outcome === 'over-quota') {
+      await tell();
+      throw quotaExceeded(key.plan, month, amount);
+    }
     if (outcome === 'taken') {
       const prior = await this.priorUse(key.id, idempotencyKey!, hash, now);
       if (prior.replay === undefined) throw new Error('an Idempotency-Key use was taken but has no receipt');
       return replay(prior.replay);
     }
+    await tell();
     return { receipt, replayed: false };
   }
 }

@@ -30,10 +30,13 @@ export const GATE_COMPONENTS = {
       description:
         'The limits of this request (IETF RateLimit fields), as a list: `"burst"`, the burst limit of this client ' +
         'address, `q` requests per `w` seconds (absent for addresses exempt from burst limits); `"month"`, the ' +
-        "key's monthly request quota, `q` requests per calendar month, UTC (absent when unmetered, and on 304s).",
+        "key's monthly request quota, `q` requests per calendar month, UTC (absent when unmetered, and on 304s); " +
+        '`"identifiers"`, on the answers of `POST /v1/checks`, the identifiers its checks may check per calendar ' +
+        'month (absent when unmetered).',
       schema: {
         type: 'string',
-        pattern: '^(?:"burst";q=[0-9]+;w=[0-9]+(?:, "month";q=[0-9]+)?|"month";q=[0-9]+)$',
+        pattern:
+          '^(?:"burst";q=[0-9]+;w=[0-9]+|"month";q=[0-9]+|"identifiers";q=[0-9]+)(?:, (?:"month"|"identifiers");q=[0-9]+)*$',
       },
       example: '"burst";q=60;w=60, "month";q=10000',
     },
@@ -41,10 +44,11 @@ export const GATE_COMPONENTS = {
       description:
         'What is left of each limit: `"burst"`, `r` requests for the next `t` seconds; `"month"`, `r` requests ' +
         'this month as this node knows it (units other nodes hold count as taken) until the quota starts again ' +
-        'in `t` seconds.',
+        'in `t` seconds; `"identifiers"`, `r` identifiers this month after this check.',
       schema: {
         type: 'string',
-        pattern: '^(?:"burst";r=[0-9]+;t=[0-9]+(?:, "month";r=[0-9]+;t=[0-9]+)?|"month";r=[0-9]+;t=[0-9]+)$',
+        pattern:
+          '^(?:"burst";r=[0-9]+;t=[0-9]+|(?:"month"|"identifiers");r=[0-9]+;t=[0-9]+)(?:, (?:"month"|"identifiers");r=[0-9]+;t=[0-9]+)*$',
       },
       example: '"burst";r=59;t=60, "month";r=9412;t=345600',
     },

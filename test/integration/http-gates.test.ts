@@ -269,6 +269,60 @@ describe('burst limit', () => {
     }
   });
 
+  test("a check's answer carries the month's identifiers as a third RateLimit policy, 0 left with its 402", async () => {
+    const s = await startService({
+      env: { RECALLS_PLAN_FREE_IDENTIFIERS: '5', RECALLS_BURST_EXEMPT: '127.0.0.1,::1' },
+    });
+    try {
+      const key = await s.key('free');
+      const check = (values: string[], headers: Record<string, string> = {}) =>
+        s.request('/v1/checks', {
+          key,
+          method: 'POST',
+          headers,
+          body: { identifiers: values.map((value) => ({ kind: 'lot', value })) },
+        });
+      const first = await check(['A1', 'A2', 'A3'], { 'idempotency-key': 'once' });
+      assert.equal(first.status, 201);
+      assert.equal(first.headers.get('ratelimit-policy'), '"month";q=500, "identifiers";q=5');
+      assert.match(first.headers.get('ratelimit') ?? '', /^"month";r=499;t=\d+, "identifiers";r=2;t=\d+$/);
+      await first.arrayBuffer();
+      // A replay is not charged again: still 2 left.
+      const replayed = await check(['A1', 'A2', 'A3'], { 'idempotency-key': 'once' });
+      assert.equal(replayed.headers.get('idempotent-replayed'), 'true');
+      assert.match(replayed.headers.get('ratelimit') ?? '', /, "identifiers";r=2;t=\d+$/);
+      await replayed.arrayBuffer();
+      // Three more would exceed the 5: refused, nothing charged, the policy still told.
+      const refused = await check(['B1', 'B2', 'B3']);
+      await assertProblem(refused, 402, '/problems/quota-exceeded');
+      assert.match(refused.headers.get('ratelimit') ?? '', /, "identifiers";r=2;t=\d+$/);
+      const last = await check(['B1', 'B2']);
+      assert.equal(last.status, 201);
+      assert.match(last.headers.get('ratelimit') ?? '', /, "identifiers";r=0;t=\d+$/);
+      await last.arrayBuffer();
+      // Lookups carry no identifiers policy.
+      const lookup = await s.request('/v1/recalls?limit=1', { key });
+      assert.equal(lookup.headers.get('ratelimit-policy'), '"month";q=500');
+      await lookup.arrayBuffer();
+      // Unmetered identifiers: no identifiers policy on a check.
+      const scale = await startService({ env: { RECALLS_PLAN_SCALE_IDENTIFIERS: 'unmetered' } });
+      try {
+        const r = await scale.request('/v1/checks', {
+          key: await scale.key('scale'),
+          method: 'POST',
+          body: { identifiers: [{ kind: 'lot', value: 'C1' }] },
+        });
+        assert.equal(r.status, 201);
+        assert.doesNotMatch(r.headers.get('ratelimit-policy') ?? '', /identifiers/);
+        await r.arrayBuffer();
+      } finally {
+        await scale.close();
+      }
+    } finally {
+      await s.close();
+    }
+  });
+
   test('RECALLS_BURST_EXEMPT addresses are not limited, but quotas still apply', async () => {
     const s = await startService({
       env: {

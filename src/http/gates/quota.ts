@@ -37,16 +37,24 @@ function secondsToNextMonth(now: Date): number {
 }
 
 /**
- * Adds the monthly request quota to the RateLimit fields (IETF RateLimit header fields, a second policy beside
- * the burst limit): `"month";q=<limit>` and `"month";r=<left>;t=<seconds until next month>`.
+ * Adds a monthly quota to the RateLimit fields (IETF RateLimit header fields, a policy beside the burst limit):
+ * `"<policy>";q=<limit>` and `"<policy>";r=<left>;t=<seconds until next month>`. The policies are `"month"`,
+ * the key's requests, on every keyed answer, and `"identifiers"`, the identifiers its checks may check, on
+ * the answers of `POST /v1/checks`.
  */
-function monthFields(reply: FastifyReply, limit: number, left: number, now: Date): void {
+export function monthlyFields(
+  reply: FastifyReply,
+  policy: 'month' | 'identifiers',
+  limit: number,
+  left: number,
+  now: Date,
+): void {
   const join = (name: string, item: string) => {
     const present = reply.getHeader(name);
     reply.header(name, present === undefined ? item : `${String(present)}, ${item}`);
   };
-  join('RateLimit-Policy', `"month";q=${limit}`);
-  join('RateLimit', `"month";r=${left};t=${secondsToNextMonth(now)}`);
+  join('RateLimit-Policy', `"${policy}";q=${limit}`);
+  join('RateLimit', `"${policy}";r=${left};t=${secondsToNextMonth(now)}`);
 }
 
 /** Settles the hold when the connection closes: used when a 2xx answer was sent in full. */
@@ -91,10 +99,10 @@ export const quotaGate = fp<{ deps: AppDeps; now: () => Date }>(
       const limit = auth.plan.perMonth.requests;
       return andThen(ledger.admit(auth.key.id, limit, month), (hold) => {
         if (hold === undefined) {
-          if (limit !== null) monthFields(reply, limit, 0, at);
+          if (limit !== null) monthlyFields(reply, 'month', limit, 0, at);
           throw quotaExceeded(auth.plan, month, ONE_REQUEST);
         }
-        if (limit !== null) monthFields(reply, limit, hold.remaining!, at);
+        if (limit !== null) monthlyFields(reply, 'month', limit, hold.remaining!, at);
         request.quotaHold = hold;
         settleOnClose(reply, hold);
         return 'pass';

@@ -3,6 +3,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import type { CheckReceipt } from '../../domain/check.ts';
 import { assertWellFormed, CheckBody, CheckService, parseIdempotencyKey } from '../check-service.ts';
+import { monthlyFields } from '../gates/quota.ts';
 import { Walk } from '../paging.ts';
 import { ProblemError } from '../problems.ts';
 import { corpusVersionOf, type RouteContext } from '../route-context.ts';
@@ -100,6 +101,7 @@ export const checkRoutes: FastifyPluginAsyncTypebox<RouteContext> = async (app, 
         idempotencyKey,
         now(),
         version,
+        (limit, left) => monthlyFields(reply, 'identifiers', limit, left, now()),
       );
       // The client has gone and nothing was recorded: there is no one to answer.
       if (outcome === undefined) return reply.hijack();
