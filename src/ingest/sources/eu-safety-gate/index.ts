@@ -14,7 +14,7 @@ const meta: SourceMeta = {
     attribution: '© European Union, Safety Gate (https://ec.europa.eu/safety-gate)',
   },
   homepage: 'https://ec.europa.eu/safety-gate-alerts/screen/webReport',
-  cadence: 'notifications published most working days',
+  cadence: 'as published, most working days',
   cadenceHours: 24,
   defaultBaseUrl: 'https://ec.europa.eu',
 };
