@@ -312,6 +312,29 @@ export const HAZARD_RULES: readonly HazardRule[] = [
   },
 ];
 
+/** A category's place in the table (its precedence); `other`, and anything unnamed, last. */
+function precedence(category: HazardCategory): number {
+  const i = HAZARD_RULES.findIndex((r) => r.category === category);
+  return i === -1 ? HAZARD_RULES.length : i;
+}
+
+/**
+ * Of several categories (one per value of a multi-valued field), the one earliest in the table:
+ * the most specific harm, as for one text. `other` only when no value names a harm; null for none.
+ */
+export function mostSpecificHazard(categories: readonly (HazardCategory | null)[]): HazardCategory | null {
+  let best: HazardCategory | null = null;
+  for (const c of categories) if (c !== null && (best === null || precedence(c) < precedence(best))) best = c;
+  return best;
+}
+
+const ALLERGEN_NAME = new RegExp(String.raw`^\s*${ALLERGEN}\s*$`, 'i');
+
+/** Whether a value is an allergen's bare name (`Wheat`, `Tree nuts`), as an issue list names the allergen found. */
+export function isAllergenName(text: string): boolean {
+  return ALLERGEN_NAME.test(text.normalize('NFKC'));
+}
+
 /** Decided first: a failed flammability standard is fire; a swallowed coin battery ingestion, not burn. */
 const OVERRIDES: readonly { category: HazardCategory; pattern: RegExp }[] = [
   { category: 'fire', pattern: /\bflammab\w*\s+(?:standards?|requirements?|regulations?|rules?)\b/i },

@@ -1,6 +1,7 @@
 /**
  * One run's conditional PageFetcher: a 304 returns the archived body (refetched if gone). A page
  * gets validators only if its bytes are what `page.url` served, lest a later 304 give wrong bytes.
+ * A query POST is passed through: never conditional, not in `pages()` or the fetch state.
  */
 import { sha256 } from '../domain/sha256.ts';
 import type { ArchiveRun, FetchState, FetchStateEntry } from './archive.ts';
@@ -57,6 +58,10 @@ export function createConditionalFetcher(options: ConditionalFetcherOptions): Co
   async function get(url: string, init: PageGetInit = {}): Promise<{ status: 200 | 304; body: Buffer }> {
     const headers = init.headers ?? {};
     const cap = init.maxBytes === undefined ? {} : { maxBytes: init.maxBytes };
+    if (init.post !== undefined) {
+      // A query: one address answers many bodies, so it has no validators and is not recorded.
+      return { status: 200, body: (await client.get(url, { headers, ...cap, post: init.post })).body };
+    }
     const prior = Object.hasOwn(previous, url) ? previous[url] : undefined;
     let res: UpstreamResponse;
     if (prior !== undefined && (prior.etag !== undefined || prior.lastModified !== undefined)) {

@@ -18,6 +18,7 @@ export type {
   UpstreamClient,
   UpstreamClientOptions,
   UpstreamGetInit,
+  UpstreamPost,
   UpstreamResponse,
 } from './upstream/types.ts';
 

@@ -45,9 +45,11 @@ export interface PageGetInit {
   headers?: Record<string, string>;
   /** A cap on this page's body below the client's global one, for feeds with small pages. */
   maxBytes?: number;
+  /** A query sent as a POST body (a search API's paging); such a page is never fetched conditionally. */
+  post?: { body: string; contentType: string };
 }
 
-/** A GET against an agency; the caller applies timeouts, retries and caps. */
+/** A GET (or a query POST) against an agency; the caller applies timeouts, retries and caps. */
 export interface PageFetcher {
   /** Returns the body; on 304 the previously archived body. Throws UpstreamError after retries. */
   get(url: string, init?: PageGetInit): Promise<{ status: number; body: Buffer }>;

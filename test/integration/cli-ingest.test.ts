@@ -214,25 +214,30 @@ describe('recalls ingest --from', () => {
     const tmp = await tempEnv();
     const mirror = join(tmp.dir, 'mirror');
     mkdirSync(join(mirror, 'eu-safety-gate'), { recursive: true });
+    /** A notification in the API's shape (fictional), its reacting countries named in `countries`. */
     const report = (countries: string) =>
       writeFileSync(
-        join(mirror, 'eu-safety-gate', 'report-1.xml'),
-        `<?xml version="1.0" encoding="UTF-8"?>
-<!-- PROJECT-WRITTEN TEST DATA: fictional. -->
-<Safety-Gate>
-  <report_date>06/03/2026</report_date>
-  <notifications>
-    <caseNumber>SR/90001/26</caseNumber>
-    <product>Children's hooded jacket</product>
-    <name>TEST DATA Rain jacket</name>
-    <riskType>Strangulation</riskType>
-    <danger>TEST DATA. The hood has functional cords.</danger>
-    <level>Serious risk</level>
-    <notifyingCountry>Poland</notifyingCountry>
-    <countries>${countries}</countries>
-  </notifications>
-</Safety-Gate>
-`,
+        join(mirror, 'eu-safety-gate', 'notification-99900001.json'),
+        JSON.stringify({
+          id: 99900001,
+          reference: 'SR/90001/26',
+          notificationType: { code: 'A12' },
+          country: { key: 'PL', name: 'Poland' },
+          publicationDate: '2026-03-06T12:00:00.000Z',
+          product: {
+            productCategory: { name: 'CLOTHING' },
+            nameSpecific: 'TEST DATA Rain jacket',
+            brands: [],
+            versions: [{ language: { key: 'EN' }, name: "Children's hooded jacket" }],
+          },
+          risk: {
+            riskType: [{ name: 'STRANGULATION' }],
+            versions: [
+              { language: { key: 'EN' }, riskDescription: 'TEST DATA. The hood has functional cords.' },
+            ],
+          },
+          reactingCountries: countries.split(/[,;]\s*/).map((name) => ({ name })),
+        }),
       );
     try {
       report('Germany, France, Austria');

@@ -52,8 +52,8 @@ const EMPTY_PAGES: Record<string, { type: string; body: string | Buffer }> = {
   'us-fsis': { type: 'application/json', body: '[]' },
   'ca-hc': { type: 'application/json', body: '[]' },
   'eu-safety-gate': {
-    type: 'application/xml',
-    body: '<?xml version="1.0" encoding="UTF-8"?>\n<Safety-Gate></Safety-Gate>',
+    type: 'application/json',
+    body: JSON.stringify({ content: [], totalPages: 0, totalElements: 0, number: 0, last: true }),
   },
   'uk-fsa': {
     type: 'application/json',

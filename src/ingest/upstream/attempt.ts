@@ -1,4 +1,4 @@
-/** One GET attempt: whole and idle timers, counted redirects, status judged, capped body; fails as AttemptError. */
+/** One GET (or query POST) attempt: whole and idle timers, counted redirects, status judged, capped body; fails as AttemptError. */
 import { UpstreamError } from '../errors.ts';
 import { discard, readBody } from './body.ts';
 import { AttemptError, fatal, networkError } from './failures.ts';
@@ -50,6 +50,7 @@ export async function attemptOnce(
 
   const conditional = init.etag !== undefined || init.lastModified !== undefined;
   const headers = requestHeaders(init, policy.userAgent);
+  let post = init.post;
   try {
     let url = startUrl;
     const trail = new RedirectTrail(startUrl, policy.maxRedirects);
@@ -57,7 +58,13 @@ export async function attemptOnce(
       touch();
       let res: Response;
       try {
-        res = await fetch(url, { headers, redirect: 'manual', signal: controller.signal });
+        res = await fetch(url, {
+          method: post === undefined ? 'GET' : 'POST',
+          ...(post === undefined ? {} : { body: post.body }),
+          headers,
+          redirect: 'manual',
+          signal: controller.signal,
+        });
       } catch (err) {
         if (abortReason !== undefined) throw timedOut(url, err);
         throw networkError(url, err);
@@ -68,6 +75,11 @@ export async function attemptOnce(
         await discard(res);
         const next = trail.next(url, res.status, res.headers.get('location'));
         if (next.origin !== new URL(url).origin) delete headers.authorization;
+        // As browsers do: only a 307 or 308 repeats a POST; the others are followed with a GET.
+        if (post !== undefined && res.status !== 307 && res.status !== 308) {
+          post = undefined;
+          delete headers['content-type'];
+        }
         url = next.href;
         continue;
       }
@@ -134,6 +146,7 @@ function requestHeaders(init: UpstreamGetInit, userAgent: string): Record<string
     'accept-encoding': 'gzip, deflate, br',
   };
   for (const [k, v] of Object.entries(init.headers ?? {})) headers[k.toLowerCase()] = v;
+  if (init.post !== undefined) headers['content-type'] = init.post.contentType;
   if (init.etag !== undefined) headers['if-none-match'] = init.etag;
   if (init.lastModified !== undefined) headers['if-modified-since'] = init.lastModified;
   return headers;

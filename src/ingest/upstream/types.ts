@@ -46,6 +46,19 @@ export interface UpstreamGetInit {
   lastModified?: string;
   /** A cap for this call's body below the client's `maxBytes` (the lower of the two applies). */
   maxBytes?: number;
+  /** A query in the request body: the page is asked for with POST (see {@link UpstreamPost}). */
+  post?: UpstreamPost;
+}
+
+/**
+ * A query sent as a POST body, for a search API that takes its paging in the body. It is retried
+ * like a GET (the query changes nothing at the agency), never sent with validators, and a 301, 302
+ * or 303 turns it into a GET without the body, as browsers do.
+ */
+export interface UpstreamPost {
+  body: string;
+  /** The Content-Type header, e.g. `application/json`. */
+  contentType: string;
 }
 
 /** A successful answer. */

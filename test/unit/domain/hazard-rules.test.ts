@@ -1,7 +1,12 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { classifyHazard, HAZARD_RULES } from '../../../src/domain/hazard-rules.ts';
+import {
+  classifyHazard,
+  HAZARD_RULES,
+  isAllergenName,
+  mostSpecificHazard,
+} from '../../../src/domain/hazard-rules.ts';
 import { HAZARD_CATEGORIES, type HazardCategory } from '../../../src/domain/taxonomy.ts';
 import { requireShared, sharedPath } from '../../support/shared.ts';
 
@@ -223,3 +228,29 @@ for (const [text, category] of CASES) {
     assert.equal(classifyHazard(text), category);
   });
 }
+
+test('of several categories, the most specific harm wins; `other` only when nothing is named', () => {
+  assert.equal(mostSpecificHazard(['injury', 'fire']), 'fire');
+  assert.equal(mostSpecificHazard(['burn', 'electrical_shock']), 'electrical_shock');
+  assert.equal(mostSpecificHazard(['quality_defect', 'microbial_contamination']), 'microbial_contamination');
+  assert.equal(mostSpecificHazard(['other', null, 'choking']), 'choking');
+  assert.equal(mostSpecificHazard(['other', null]), 'other');
+  assert.equal(mostSpecificHazard([null]), null);
+  assert.equal(mostSpecificHazard([]), null);
+});
+
+test("an allergen's bare name is recognised, and nothing longer", () => {
+  for (const name of [
+    'Wheat',
+    ' egg ',
+    'Gluten',
+    'Tree nuts',
+    'Sulphites',
+    'Mustard',
+    'Sesame',
+    'Crustaceans',
+  ])
+    assert.equal(isAllergenName(name), true, name);
+  for (const text of ['Wheat flour', 'Allergen - Milk', 'Salmonella', 'Performance', ''])
+    assert.equal(isAllergenName(text), false, text);
+});

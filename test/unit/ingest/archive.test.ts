@@ -225,6 +225,30 @@ test('conditional fetcher: only bodies archived as served get validators; a 304 
   await s.finish();
 });
 
+test('conditional fetcher: a query POST is never conditional and leaves no validators', async (t) => {
+  const archive = createArchive(await tempDir(t));
+  const s = await scriptedAgency(t, [
+    ['/search', (_req, res) => res.writeHead(200, { etag: '"p0"' }).end('page 0')],
+    ['/search', (_req, res) => res.writeHead(200, { etag: '"p1"' }).end('page 1')],
+  ]);
+  const search = s.url('/search');
+  const fetcher = createConditionalFetcher({
+    client,
+    archiveRun: archive.startRun('eu-safety-gate', 'r1'),
+    // A validator for the address, as a GET of it might have left: a query must not send it.
+    state: { [search]: { etag: '"p0"', file: 'r0/list.json' } },
+  });
+  const post = (page: number) => ({ post: { body: `{"page":"${page}"}`, contentType: 'application/json' } });
+  const first = await fetcher.get(search, post(0));
+  const second = await fetcher.get(search, post(1));
+  assert.deepEqual([first.body.toString(), second.body.toString()], ['page 0', 'page 1']);
+  await fetcher.archive({ name: 'list-page-0000.json', body: first.body, url: search });
+  assert.equal(s.requests[0]?.headers['if-none-match'], undefined);
+  assert.deepEqual(fetcher.pages(), []);
+  assert.deepEqual({ ...fetcher.state() }, {});
+  await s.finish();
+});
+
 test('conditional fetcher: a yielded page without url is linked by its body', async (t) => {
   const archive = createArchive(await tempDir(t));
   const s = await scriptedAgency(t, [

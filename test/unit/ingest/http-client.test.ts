@@ -405,6 +405,40 @@ test('a redirect without Location is an http_status failure', async (t) => {
   await s.finish();
 });
 
+test('a query POST sends its body and content type, is retried whole, and repeats only on 307/308', async (t) => {
+  const seen: string[] = [];
+  /** Records `<method> <content-type> <body>`, then answers with `then`. */
+  const recording =
+    (then: Handler): Handler =>
+    (req, res) => {
+      let body = '';
+      req.setEncoding('utf8');
+      req.on('data', (chunk: string) => (body += chunk));
+      req.on('end', () => {
+        seen.push(`${req.method} ${req.headers['content-type'] ?? '-'} ${body}`);
+        then(req, res);
+      });
+    };
+  const s = await agency(t, [
+    ['/search', recording(status(503))],
+    ['/search', recording(redirect('/search2', 307))],
+    ['/search2', recording(redirect('/results', 303))],
+    ['/results', recording(ok('{"content":[]}'))],
+  ]);
+  const { client: c, sleeps } = client();
+  const query = '{"language":"en","page":"0"}';
+  const res = await c.get(s.url('/search'), { post: { body: query, contentType: 'application/json' } });
+  assert.equal(res.body.toString(), '{"content":[]}');
+  assert.deepEqual(seen, [
+    `POST application/json ${query}`,
+    `POST application/json ${query}`,
+    `POST application/json ${query}`,
+    'GET - ',
+  ]);
+  assert.equal(sleeps.length, 1, 'the 503 was retried once');
+  await s.finish();
+});
+
 test('a gzip body is decoded', async (t) => {
   const text = JSON.stringify({ results: Array.from({ length: 200 }, (_, i) => ({ id: i })) });
   const s = await agency(t, [

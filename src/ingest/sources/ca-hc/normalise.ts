@@ -1,6 +1,7 @@
 /** Health Canada rows → recall drafts. Pure. No identifiers: the dump has none (only notice pages do). */
 import { isCalendarDate } from '../../../domain/dates.ts';
-import { classifyHazard } from '../../../domain/hazard-rules.ts';
+import { classifyHazard, isAllergenName, mostSpecificHazard } from '../../../domain/hazard-rules.ts';
+import { maskEmails } from '../../../domain/personal-data.ts';
 import type { RecallDraft } from '../../../domain/recall.ts';
 import { classifyRemedy } from '../../../domain/remedy-rules.ts';
 import type { HazardCategory, Severity } from '../../../domain/taxonomy.ts';
@@ -57,17 +58,43 @@ export function hcUrl(value: string | null | undefined): string | null {
   return url.protocol === 'https:' || url.protocol === 'http:' ? url.href : null;
 }
 
-/** `Category` as an id: "Medical devices" → `medical_devices` (accents removed). */
-export function hcCategory(value: string | null | undefined): string | null {
-  const text = hcText(value);
-  if (text === null) return null;
-  const id = text
-    .normalize('NFKD')
-    .replace(/\p{M}/gu, '')
-    .toLowerCase()
-    .replace(/[^a-z0-9]+/g, '_')
-    .replace(/^_+|_+$/g, '');
-  return id === '' ? null : id;
+/** Folded for a table lookup: accents and case dropped, whitespace collapsed. */
+function folded(value: string | null | undefined): string {
+  return (hcText(value) ?? '').normalize('NFKD').replace(/\p{M}/gu, '').toLowerCase().replace(/\s+/g, ' ');
+}
+
+/** `Category` values that are a product category of the service (the dump's coarse list). */
+export const CATEGORY_BY_HC_CATEGORY: Readonly<Record<string, string>> = {
+  food: 'food',
+  'multiple food items': 'food',
+  drugs: 'drugs',
+  'natural health products': 'natural_health_products',
+  'medical devices': 'medical_devices',
+  'consumer products': 'consumer_products',
+  vehicles: 'vehicles',
+};
+
+/** `Organization` → product category, for the fine `Category` values (`Fresh`, `Orthopaedics`) the dump now holds. */
+export const CATEGORY_BY_ORGANIZATION: Readonly<Record<string, string>> = {
+  cfia: 'food',
+  'canadian food inspection agency': 'food',
+  'consumer product safety': 'consumer_products',
+  'medical devices': 'medical_devices',
+  'drugs and health products': 'drugs',
+  'marketed health products': 'drugs',
+  'transport canada': 'vehicles',
+  tc: 'vehicles',
+};
+
+/**
+ * The product category: a coarse `Category` (`Food`, `Natural health products`) as it says, else the
+ * `Organization` that published the notice (CFIA → food …); null when neither is known.
+ */
+export function hcProductCategory(
+  category: string | null | undefined,
+  organization: string | null | undefined,
+): string | null {
+  return CATEGORY_BY_HC_CATEGORY[folded(category)] ?? CATEGORY_BY_ORGANIZATION[folded(organization)] ?? null;
 }
 
 function hcSummary(row: HcRow): string | null {
@@ -81,16 +108,30 @@ function hcSummary(row: HcRow): string | null {
     const text = hcText(value);
     return text === null ? [] : [`${name}: ${text}`];
   });
-  return lines.length === 0 ? null : lines.join('\n');
+  // "What you should do" can give a firm's e-mail address: masked, as in all kept prose.
+  return lines.length === 0 ? null : maskEmails(lines.join('\n'));
 }
 
 /** Issue labels naming a failing, not a harm: a device's "Performance", "Non harmful (quality …)". */
 const HC_QUALITY_ISSUES = /^(?:performance|non[- ]harmful\b.*)$/i;
 
-/** From `Issue`; a terse label ("Labelling", "Brakes") is read with the title, which usually says why. */
+/** One value of `Issue`: an allergen's bare name (`Wheat`) is an undeclared allergen, as CFIA lists them. */
+function issueHazard(value: string): HazardCategory | null {
+  if (isAllergenName(value)) return 'undeclared_allergen';
+  if (HC_QUALITY_ISSUES.test(value)) return 'quality_defect';
+  return classifyHazard(value);
+}
+
+/**
+ * From `Issue`, whose values are joined by ` - ` (`Wheat - Egg - Gluten`): the most specific harm any
+ * names. A terse label ("Labelling", "Brakes") is read with the title, which usually says why.
+ */
 export function hcHazardCategory(issue: string | null, title: string | null): HazardCategory | null {
-  if (issue !== null && HC_QUALITY_ISSUES.test(issue.trim())) return 'quality_defect';
-  const own = classifyHazard(issue);
+  const values = (issue ?? '')
+    .split(/\s+-\s+/)
+    .map((v) => v.trim())
+    .filter((v) => v !== '');
+  const own = mostSpecificHazard(values.map(issueHazard));
   if (own !== null && own !== 'other') return own;
   return classifyHazard([issue, title].filter((t) => t !== null).join('\n') || null);
 }
@@ -104,7 +145,7 @@ export function normaliseHcRow(row: HcRow): RecallDraft {
     title,
     summary: hcSummary(row),
     hazard: { category: hcHazardCategory(issue, title), text: issue },
-    product: { category: hcCategory(row.Category), brands: [], models: [] },
+    product: { category: hcProductCategory(row.Category, row.Organization), brands: [], models: [] },
     severity: hcSeverity(row['Recall class']),
     source_classification: hcClassLabel(row['Recall class']),
     remedy: classifyRemedy(hcText(row['What you should do'])),

@@ -1,4 +1,4 @@
-/** EU Safety Gate (ex-RAPEX): the weekly report XML of alerts on dangerous non-food products. */
+/** EU Safety Gate (ex-RAPEX): alerts on dangerous non-food products, from the public site's JSON API. */
 import type { ParsedPage, RawPage, SourceAdapter, SourceMeta } from '../../source.ts';
 import { fetchSafetyGate } from './fetch.ts';
 import { normaliseNotification } from './normalise.ts';
@@ -14,8 +14,8 @@ const meta: SourceMeta = {
     attribution: '© European Union, Safety Gate (https://ec.europa.eu/safety-gate)',
   },
   homepage: 'https://ec.europa.eu/safety-gate-alerts/screen/webReport',
-  cadence: 'Weekly report, published on Fridays',
-  cadenceHours: 168,
+  cadence: 'as published, most working days',
+  cadenceHours: 24,
   defaultBaseUrl: 'https://ec.europa.eu',
 };
 
@@ -23,22 +23,14 @@ const meta: SourceMeta = {
 export const euSafetyGate: SourceAdapter = {
   meta,
   fetch: (ctx) => fetchSafetyGate(ctx),
-  acceptsFile: (name) => /\.xml$/i.test(name),
+  acceptsFile: (name) => /\.json$/i.test(name),
   parse(page: RawPage): ParsedPage {
-    const doc = parseSafetyGatePage(page.body, page.url);
+    const doc = parseSafetyGatePage(page.body, page.name, page.url);
     if (doc.kind === 'list') {
-      // The list's newest report dates the feed; reports carry no stamp of their own.
-      const newest = doc.reports.reduce<string | null>(
-        (max, r) => (max === null || r.publicationDate > max ? r.publicationDate : max),
-        null,
-      );
-      return { dataAsOf: newest, drafts: [], setAside: [] };
+      // The list dates the feed; a notification's own dates say when it changed, not how fresh the feed is.
+      return { dataAsOf: doc.list.newest, drafts: [], setAside: doc.list.setAside };
     }
-    const { reportDate, notifications, setAside } = doc.report;
-    return {
-      dataAsOf: null,
-      drafts: notifications.map((n) => normaliseNotification(n, reportDate)),
-      setAside,
-    };
+    if (doc.kind === 'set-aside') return { dataAsOf: null, drafts: [], setAside: [doc.setAside] };
+    return { dataAsOf: null, drafts: [normaliseNotification(doc.notification)], setAside: [] };
   },
 };

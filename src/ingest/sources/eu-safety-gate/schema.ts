@@ -1,182 +1,181 @@
-/** The Safety Gate weekly report list and weekly reports (XML), checked at the edge (../../validate.ts). */
-import { Type, type Static } from '@sinclair/typebox';
+/** Safety Gate's public JSON API: a page of the notification list, or one notification, checked at the edge (../../validate.ts). */
+import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import { calendarDate } from '../../../domain/dates.ts';
 import { formatError } from '../../errors.ts';
 import type { SetAside } from '../../source.ts';
-import {
-  checkRecords,
-  compileValidator,
-  createXmlParser,
-  fieldOf,
-  memberOf,
-  parseXmlPage,
-} from '../../validate.ts';
+import { checkRecords, compileValidator, fieldOf, jsonPageReader, OptionalText } from '../../validate.ts';
 
-/** Elements read as arrays even when there is one. */
-const REPEATED = new Set(['weeklyReport', 'notifications', 'picture']);
+const Nullable = <T extends TSchema>(schema: T) => Type.Optional(Type.Union([schema, Type.Null()]));
+const Open = <T extends Parameters<typeof Type.Object>[0]>(properties: T) =>
+  Type.Object(properties, { additionalProperties: true });
 
-const parser = createXmlParser({
-  ignoreAttributes: true,
-  // Every value stays a string: barcodes and batches keep leading zeros.
-  parseTagValue: false,
-  trimValues: true,
-  isArray: (name) => REPEATED.has(name),
+/** An enumerated value as the API writes it: `{key: "riskType.choking", name: "CHOKING"}`. */
+const Coded = Nullable(Open({ key: OptionalText, name: OptionalText }));
+/** A language tag of a translated version: `{key: "EN", name: "english"}`. */
+const Language = Coded;
+/** A list of one-field objects (`[{barcode: "…"}]`). */
+const ValueList = <K extends string>(key: K) => Nullable(Type.Array(Open({ [key]: OptionalText })));
+
+/** One notification, as the detail address serves it (only what is read is checked; the rest passes). */
+export const Notification = Open({
+  id: Type.Integer({ minimum: 0 }),
+  reference: Type.String({ minLength: 1 }),
+  notificationType: Nullable(Open({ code: OptionalText, name: OptionalText })),
+  country: Coded,
+  creationDate: OptionalText,
+  publicationDate: OptionalText,
+  modificationDate: OptionalText,
+  product: Nullable(
+    Open({
+      productCategory: Coded,
+      nameSpecific: OptionalText,
+      brands: ValueList('brand'),
+      versions: Nullable(
+        Type.Array(
+          Open({
+            language: Language,
+            name: OptionalText,
+            description: OptionalText,
+            packageDescription: OptionalText,
+          }),
+        ),
+      ),
+      barcodes: ValueList('barcode'),
+      batchNumbers: ValueList('batchNumber'),
+      modelTypes: ValueList('modelType'),
+    }),
+  ),
+  risk: Nullable(
+    Open({
+      riskType: Nullable(Type.Array(Coded)),
+      versions: Nullable(
+        Type.Array(Open({ language: Language, riskDescription: OptionalText, riskTypeOther: OptionalText })),
+      ),
+    }),
+  ),
+  measureTaken: Nullable(
+    Open({
+      measures: Nullable(
+        Type.Array(
+          Open({
+            entryIntoForceDate: OptionalText,
+            measureCategory: Coded,
+            versions: Nullable(Type.Array(Open({ language: Language, measureCategoryOther: OptionalText }))),
+          }),
+        ),
+      ),
+    }),
+  ),
+  // The shape of a reacting country is unseen (every real object lists none); read in any shape.
+  reactingCountries: Nullable(Type.Array(Type.Unknown())),
 });
-
-const Text = Type.Optional(Type.String());
-/** An exceptionally repeated field: values joined with "; ". */
-const TextOrList = Type.Optional(Type.Union([Type.String(), Type.Array(Type.String())]));
-
-/** One entry of the weekly report list. */
-export const WeeklyReportEntry = Type.Object(
-  {
-    reference: Text,
-    publicationDate: Type.String({ minLength: 1 }),
-    year: Text,
-    week: Text,
-    URL: Type.String({ minLength: 1 }),
-  },
-  { additionalProperties: true },
-);
-
-/** One alert (a "notification") of a weekly report. */
-export const Notification = Type.Object(
-  {
-    caseNumber: Type.String({ minLength: 1 }),
-    reference: Text,
-    category: Text,
-    product: Text,
-    brand: Text,
-    name: Text,
-    type_numberOfModel: TextOrList,
-    model: TextOrList,
-    batchNumber: TextOrList,
-    barcode: TextOrList,
-    riskType: Text,
-    level: Text,
-    riskLevel: Text,
-    danger: Text,
-    measures: Text,
-    description: Text,
-    notifyingCountry: Text,
-    countryOfOrigin: Text,
-    type: Text,
-    URLrecall: Text,
-    companyRecallCode: Text,
-    productionDates: Text,
-    // Not in any description of the report; read when present, whatever its shape.
-    countries: Type.Optional(Type.Unknown()),
-  },
-  { additionalProperties: true },
-);
 export type Notification = Static<typeof Notification>;
 
-const ListRoot = Type.Object({ weeklyReport: Type.Array(Type.Unknown()) }, { additionalProperties: true });
-const ReportRoot = Type.Object(
-  { report_date: Type.String({ minLength: 1 }), notifications: Type.Optional(Type.Array(Type.Unknown())) },
-  { additionalProperties: true },
-);
+/** One entry of a list page: its id and, when the list gives it, its modification date. */
+const ListEntry = Open({
+  id: Type.Union([Type.Integer({ minimum: 0 }), Type.String({ pattern: '^[0-9]{1,18}$' })]),
+  modificationDate: OptionalText,
+  publicationDate: OptionalText,
+});
 
-/** A weekly report as listed. */
-export interface WeeklyReportRef {
-  /** The numeric id in the detail address (`…/detail/xml/10000325…`). */
+/** A page of the notification list (a Spring page: `content`, `totalPages`, `last`, …). */
+const ListPage = Open({
+  content: Type.Array(Type.Unknown()),
+  totalPages: Type.Optional(Type.Integer({ minimum: 0 })),
+  last: Type.Optional(Type.Boolean()),
+});
+
+/** A notification as the list names it. */
+export interface ListedNotification {
+  /** The numeric id of the detail address, as text. */
   id: string;
-  reference: string | null;
-  /** YYYY-MM-DD. */
-  publicationDate: string;
-  /** As listed, entities decoded. */
-  url: string;
+  /** ISO date-time, when the list gives one. */
+  modificationDate: string | null;
 }
 
-/** One weekly report: its date and its notifications. */
-export interface WeeklyReport {
-  /** YYYY-MM-DD. */
-  reportDate: string;
-  notifications: Notification[];
-  /** Notifications that drifted, with the reason. */
+/** A parsed page of the list. */
+export interface NotificationList {
+  notifications: ListedNotification[];
+  /** Entries without a usable id, with the reason. */
   setAside: SetAside[];
+  /** Entries on the page, usable or not. */
+  entries: number;
+  /** As the page says, when it says so. */
+  totalPages: number | null;
+  last: boolean | null;
+  /** The newest modification (else publication) date-time listed: the feed's freshness. */
+  newest: string | null;
 }
 
-/** A parsed Safety Gate page: the report list or one weekly report. */
-export type SafetyGateDocument =
-  { kind: 'list'; reports: WeeklyReportRef[] } | { kind: 'report'; report: WeeklyReport };
+/** A parsed Safety Gate page. */
+export type SafetyGatePage =
+  | { kind: 'list'; list: NotificationList }
+  | { kind: 'notification'; notification: Notification }
+  | { kind: 'set-aside'; setAside: SetAside };
 
-const ListRootValidator = compileValidator(ListRoot);
-const WeeklyReportEntryValidator = compileValidator(WeeklyReportEntry);
-const ReportRootValidator = compileValidator(ReportRoot);
+const readPage = jsonPageReader(Open({}), 'Safety Gate page', 'a JSON object');
+const ListPageValidator = compileValidator(ListPage);
+const ListEntryValidator = compileValidator(ListEntry);
 const NotificationValidator = compileValidator(Notification);
 
-/** `DD/MM/YYYY` (as printed) or ISO → `YYYY-MM-DD`; null unless a real day. */
-export function safetyGateDate(value: string): string | null {
-  const v = value.trim();
-  let y: number, mo: number, d: number;
-  let m = /^(\d{1,2})[/.-](\d{1,2})[/.-](\d{4})$/.exec(v);
-  if (m) [d, mo, y] = [Number(m[1]), Number(m[2]), Number(m[3])];
-  else {
-    m = /^(\d{4})-(\d{2})-(\d{2})(?:T.*)?$/.exec(v);
-    if (!m) return null;
-    [y, mo, d] = [Number(m[1]), Number(m[2]), Number(m[3])];
-  }
-  return calendarDate(y, mo, d);
+/** An ISO date or date-time → its `YYYY-MM-DD` as written; null unless a real day. */
+export function safetyGateDate(value: string | null | undefined): string | null {
+  const m = /^(\d{4})-(\d{2})-(\d{2})(?:T|$)/.exec((value ?? '').trim());
+  return m === null ? null : calendarDate(Number(m[1]), Number(m[2]), Number(m[3]));
 }
 
-/** The report id in a listed address (`…/weeklyReport/detail/xml/10000325?language=en`). */
-export function reportIdFromUrl(url: string): string | null {
-  return /\/weeklyReport\/detail\/xml\/(\d+)(?:[?,/]|$)/.exec(url)?.[1] ?? null;
+/** An ISO date-time in UTC (`…Z`), or null when it is none. */
+function instant(value: string | null | undefined): string | null {
+  if (safetyGateDate(value) === null) return null;
+  const t = Date.parse(value!.trim());
+  return Number.isNaN(t) ? null : new Date(t).toISOString();
 }
 
-function parseXml(body: Buffer | string, url: string | undefined): Record<string, unknown> {
-  const root = memberOf(parseXmlPage(parser, body, 'Safety Gate page', url), 'Safety-Gate');
-  if (root === null || typeof root !== 'object' || Array.isArray(root)) {
-    throw formatError('Safety Gate page has no <Safety-Gate> root element', url);
+function listOf(page: Record<string, unknown>, url: string | undefined): NotificationList {
+  if (!ListPageValidator.check(page)) {
+    throw formatError(`Safety Gate list page drifted: ${ListPageValidator.firstError(page)}`, url);
   }
-  return root as Record<string, unknown>;
-}
-
-function parseList(root: Record<string, unknown>, url: string | undefined): WeeklyReportRef[] {
-  if (!ListRootValidator.check(root)) {
-    throw formatError(`Safety Gate report list drifted: ${ListRootValidator.firstError(root)}`, url);
-  }
-  return root.weeklyReport.map((entry, i) => {
-    if (!WeeklyReportEntryValidator.check(entry)) {
-      throw formatError(
-        `Safety Gate weeklyReport[${i}] drifted: ${WeeklyReportEntryValidator.firstError(entry)}`,
-        url,
-      );
-    }
-    const listed = entry.URL.trim();
-    const id = reportIdFromUrl(listed);
-    const publicationDate = safetyGateDate(entry.publicationDate);
-    if (id === null) throw formatError(`Safety Gate weeklyReport[${i}] has no report id in "${listed}"`, url);
-    if (publicationDate === null) {
-      throw formatError(
-        `Safety Gate weeklyReport[${i}] has no valid publicationDate: "${entry.publicationDate}"`,
-        url,
-      );
-    }
-    return { id, reference: entry.reference?.trim() || null, publicationDate, url: listed };
+  const { records, setAside } = checkRecords(page.content, ListEntryValidator, {
+    place: (i) => `content[${i}]`,
+    idOf: fieldOf('id'),
   });
-}
-
-function parseReport(root: Record<string, unknown>, url: string | undefined): WeeklyReport {
-  if (!ReportRootValidator.check(root)) {
-    throw formatError(`Safety Gate weekly report drifted: ${ReportRootValidator.firstError(root)}`, url);
+  if (page.content.length > 0 && records.length === 0) {
+    throw formatError(`Safety Gate list drifted: no entry has a usable id (${setAside[0]?.reason})`, url);
   }
-  const reportDate = safetyGateDate(root.report_date);
-  if (reportDate === null)
-    throw formatError(`Safety Gate report_date is not a date: "${root.report_date}"`, url);
-  const { records, setAside } = checkRecords(root.notifications ?? [], NotificationValidator, {
-    place: (i) => `notifications[${i}]`,
-    idOf: fieldOf('caseNumber'),
+  let newest: string | null = null;
+  const notifications = records.map((entry) => {
+    const modificationDate = instant(entry.modificationDate);
+    const stamp = modificationDate ?? instant(entry.publicationDate);
+    if (stamp !== null && (newest === null || stamp > newest)) newest = stamp;
+    return { id: String(entry.id), modificationDate };
   });
-  return { reportDate, notifications: records, setAside };
+  return {
+    notifications,
+    setAside,
+    entries: page.content.length,
+    totalPages: page.totalPages ?? null,
+    last: page.last ?? null,
+    newest,
+  };
 }
 
-/** The report list or a weekly report, told apart by content; UpstreamError('format') otherwise. */
-export function parseSafetyGatePage(body: Buffer | string, url?: string): SafetyGateDocument {
-  const root = parseXml(body, url);
-  if ('weeklyReport' in root) return { kind: 'list', reports: parseList(root, url) };
-  if ('report_date' in root || 'notifications' in root)
-    return { kind: 'report', report: parseReport(root, url) };
-  throw formatError('Safety Gate page is neither the weekly report list nor a weekly report', url);
+/** Reads a page of the list; UpstreamError('format') when the page is something else. */
+export function parseNotificationList(body: Buffer | string, url?: string): NotificationList {
+  return listOf(readPage(body, url), url);
+}
+
+/**
+ * A list page (it has `content`) or one notification, told apart by content. A notification that
+ * breaks the schema is set aside under `name`; a page that is no JSON object is UpstreamError('format').
+ */
+export function parseSafetyGatePage(body: Buffer | string, name: string, url?: string): SafetyGatePage {
+  const page = readPage(body, url);
+  if ('content' in page) return { kind: 'list', list: listOf(page, url) };
+  const { records, setAside } = checkRecords([page], NotificationValidator, {
+    place: () => name,
+    idOf: fieldOf('reference'),
+  });
+  return records[0] !== undefined
+    ? { kind: 'notification', notification: records[0] }
+    : { kind: 'set-aside', setAside: setAside[0]! };
 }

@@ -1,6 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { readFileSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { RecallDraft } from '../../../../src/domain/recall.ts';
 import { UpstreamError } from '../../../../src/ingest/errors.ts';
@@ -9,14 +10,16 @@ import type { FetchContext, PageFetcher, RawPage } from '../../../../src/ingest/
 import { hcDumpUrl } from '../../../../src/ingest/sources/ca-hc/fetch.ts';
 import { caHc } from '../../../../src/ingest/sources/ca-hc/index.ts';
 import {
-  hcCategory,
   hcClassLabel,
   hcDate,
+  hcHazardCategory,
+  hcProductCategory,
   hcSeverity,
   hcUrl,
 } from '../../../../src/ingest/sources/ca-hc/normalise.ts';
 import { scriptedAgency } from '../../../support/scripted-agency.ts';
 import { assertSetAside, type BadRecord } from '../../../support/set-aside.ts';
+import { requireShared, sharedPath } from '../../../support/shared.ts';
 
 const DUMP = fileURLToPath(new URL('../../../fixtures/ca-hc/HCRSAMOpenData.json', import.meta.url));
 
@@ -67,7 +70,7 @@ const EXPECTED: Record<string, ExpectedDraft> = {
     source_classification: 'Class 2',
     hazard: { category: 'undeclared_allergen', text: 'Allergen - Milk' },
     remedy: 'dispose',
-    category: 'multiple_food_items',
+    category: 'food', // Category "Multiple food items"
     published: '2026-05-28',
     url: `${SITE}test-data-sample-bakery-fictional-cookies-cream-wafers-recalled-due-undeclared-milk`,
     summary:
@@ -98,7 +101,7 @@ const EXPECTED: Record<string, ExpectedDraft> = {
     source_classification: 'Class 2-3',
     hazard: { category: 'undeclared_allergen', text: 'Labelling' },
     remedy: 'dispose',
-    category: 'multiple_food_items',
+    category: 'food',
     published: '2026-04-30',
     url: `${SITE}test-data-various-pretendia-fictional-brand-sauces-recalled`,
     summary:
@@ -305,14 +308,74 @@ test('dates, addresses and categories', () => {
   assert.equal(hcUrl('/en/alert-recall/caf&amp;eacute;'), `${SITE}caf%C3%A9`);
   assert.equal(hcUrl('mailto:someone@example.com'), null);
   assert.equal(hcUrl(null), null);
+});
 
-  assert.equal(hcCategory('Medical devices'), 'medical_devices');
-  assert.equal(hcCategory('  Natural health products '), 'natural_health_products');
-  assert.equal(hcCategory('Food'), 'food');
-  assert.equal(hcCategory('Produits de santé'), 'produits_de_sante');
-  assert.equal(hcCategory('Fish &amp; seafood'), 'fish_seafood');
-  assert.equal(hcCategory(''), null);
-  assert.equal(hcCategory(null), null);
+test('maps Category, or for a fine subcategory the Organization, to a product category', () => {
+  const cases: [string | null, string | null, string | null][] = [
+    // the coarse list says it
+    ['Medical devices', 'Health Canada', 'medical_devices'],
+    ['  Natural health products ', 'Drugs and health products', 'natural_health_products'],
+    ['Food', null, 'food'],
+    ['Multiple food items', 'CFIA', 'food'],
+    ['Consumer products', null, 'consumer_products'],
+    ['Vehicles', null, 'vehicles'],
+    ['Drugs', 'Communications and Public Affairs Branch', 'drugs'],
+    // a fine subcategory: the publishing organisation says it
+    ['Fresh', 'CFIA', 'food'],
+    ['Candy, confectionary, snacks and sweeteners', 'CFIA', 'food'],
+    ['Fish &amp; seafood', ' cfia ', 'food'],
+    ['Chemicals', 'Consumer product safety', 'consumer_products'],
+    ['Orthopaedics', 'Medical devices', 'medical_devices'],
+    ['Gastroenterology and urology', 'Medical devices', 'medical_devices'],
+    ['Prescription drugs', 'Marketed health products', 'drugs'],
+    ['Light Truck & Van', 'TC', 'vehicles'],
+    ['Passenger car', 'Transport Canada', 'vehicles'],
+    // neither known: no guess
+    ['Fresh', 'Communications and Public Affairs Branch', null],
+    ['Produits de santé', null, null],
+    ['', '', null],
+    [null, null, null],
+  ];
+  for (const [category, organization, expected] of cases)
+    assert.equal(hcProductCategory(category, organization), expected, `${category} / ${organization}`);
+});
+
+test('maps every value of a multi-valued Issue, the most specific harm first, else with the title', () => {
+  const cases: [string | null, string | null, string | null][] = [
+    ['Wheat - Egg - Gluten', null, 'undeclared_allergen'], // bare allergen names, as CFIA lists them
+    ['Tree nuts', null, 'undeclared_allergen'],
+    ['Sulphites - Mustard', null, 'undeclared_allergen'],
+    ['Salmonella', null, 'microbial_contamination'],
+    ['Microbial contamination - Listeria monocytogenes', null, 'microbial_contamination'],
+    ['Sterility', null, 'microbial_contamination'],
+    ['Performance', 'Infusion pump', 'quality_defect'],
+    ['Performance - Sterility', null, 'microbial_contamination'],
+    ['Non harmful (quality or spoilage)', 'Syrup recalled due to spoilage', 'quality_defect'],
+    ['Impact hazard - Laceration hazard', null, 'injury'],
+    ['Chemical hazard - Choking hazard', null, 'chemical'],
+    // a label naming no harm: the title says why
+    ['Labelling and packaging', 'Cement recalled due to lack of child-resistant packaging', 'chemical'],
+    ['Labelling', 'Sauce recalled due to undeclared egg', 'undeclared_allergen'],
+    ['Brakes', 'Roadster: brake hoses may crack', 'vehicle_crash'],
+    ['Lights And Instruments', 'Transport Canada Recall', 'other'],
+    [null, null, null],
+  ];
+  for (const [issue, title, expected] of cases)
+    assert.equal(hcHazardCategory(issue, title), expected, `${issue} / ${title}`);
+});
+
+test('masks an e-mail address in "What you should do", and keeps the rest of the advice', () => {
+  const [draft] = parseRows([
+    {
+      NID: '5',
+      'What you should do':
+        'Stop using the product. Contact Example&nbsp;Co. (fictional) at orders@example.invalid or 1-800-555-0100.',
+    },
+  ]);
+  assert.equal(
+    draft?.summary,
+    'What you should do: Stop using the product. Contact Example Co. (fictional) at [e-mail address removed] or 1-800-555-0100.',
+  );
 });
 
 test('one draft per NID: a NID listed twice keeps its latest update; numeric NIDs are text', () => {
@@ -474,18 +537,82 @@ test('reads the dump in the shape served in June 2026: absolute URLs, Transport 
       d.url?.startsWith('https://recalls-rappels.canada.ca/en/alert-recall/'),
       d.severity,
       d.hazard.category,
+      d.product.category,
     ]),
     [
-      ['990901', true, 'unknown', 'injury'],
-      ['990902', true, 'unknown', 'other'],
-      ['990903', true, 'serious', 'undeclared_allergen'],
+      ['990901', true, 'unknown', 'injury', 'consumer_products'],
+      ['990902', true, 'unknown', 'other', 'vehicles'],
+      ['990903', true, 'serious', 'undeclared_allergen', 'food'],
       // Health Canada's own labels for a failing: a device's "Performance", and spoilage the
       // agency calls "Non harmful" (not microbial contamination, which the title's word alone says).
-      ['990904', true, 'medium', 'quality_defect'],
-      ['990905', true, 'low', 'quality_defect'],
+      ['990904', true, 'medium', 'quality_defect', 'medical_devices'],
+      ['990905', true, 'low', 'quality_defect', 'food'],
     ],
   );
   assert.equal(drafts[0]?.title?.endsWith('Hazards'), true, 'trailing spaces are trimmed');
   assert.equal(drafts[0]?.remedy, 'stop_use');
   assert.equal(drafts[2]?.remedy, 'dispose');
+});
+
+// --- the real rows ----------------------------------------------------------------------------
+
+const REAL = sharedPath('upstream-samples', 'ca-hc');
+
+/**
+ * Every real row kept beside the project (two 2026-07 dumps), read by hand once: the fields the
+ * mapping decides. The prose is the agency's and is not repeated here.
+ */
+const REAL_EXPECTED: Record<
+  string,
+  [category: string, hazard: string, severity: string, classification: string | null, remedy: string]
+> = {
+  // Fresh (CFIA), Issue "Salmonella"; "Do not consume … should be thrown out"
+  '82264': ['food', 'microbial_contamination', 'medium', 'Class 2', 'dispose'],
+  // Candy, confectionary… (CFIA), Issue "Wheat - Egg - Gluten": three allergens
+  '82262': ['food', 'undeclared_allergen', 'serious', 'Class 1', 'dispose'],
+  // Candy… (CFIA), "Non harmful (quality or spoilage)", no advice
+  '82260': ['food', 'quality_defect', 'low', 'Class 3', 'unknown'],
+  // Chemicals (Consumer product safety), "Labelling and packaging" (no child-resistant packaging),
+  // an empty class; "stop using … instructions on disposal"
+  '82258': ['consumer_products', 'chemical', 'unknown', null, 'dispose'],
+  // Gastroenterology and urology (Medical devices), "Performance"
+  '82281': ['medical_devices', 'quality_defect', 'medium', 'Type II', 'unknown'],
+  // Orthopaedics (Medical devices), "Sterility"
+  '82280': ['medical_devices', 'microbial_contamination', 'medium', 'Type II', 'unknown'],
+  // Neurology (Medical devices), "Performance"
+  '82279': ['medical_devices', 'quality_defect', 'medium', 'Type II', 'unknown'],
+};
+
+test('every real row maps as read by hand: categories, multi-valued issues, empty classes, absolute URLs', (t) => {
+  if (!requireShared(t, REAL, 'upstream-samples/ca-hc')) return;
+  const seen = new Set<string>();
+  for (const name of readdirSync(REAL).filter((n) => caHc.acceptsFile(n))) {
+    const parsed = caHc.parse({ name, body: readFileSync(join(REAL, name)) });
+    assert.deepEqual(parsed.setAside, [], name);
+    assert.match(parsed.dataAsOf ?? '', /^2026-0[67]-\d\d$/, name);
+    for (const d of parsed.drafts) {
+      const e = REAL_EXPECTED[d.recordId];
+      assert.ok(e, `${d.recordId} was read by hand`);
+      assert.deepEqual(
+        [d.product.category, d.hazard.category, d.severity, d.source_classification, d.remedy],
+        e,
+        d.recordId,
+      );
+      assert.match(
+        d.url ?? '',
+        /^https:\/\/recalls-rappels\.canada\.ca\/en\/alert-recall\/[a-z0-9-]+$/,
+        d.recordId,
+      );
+      assert.match(d.published_date ?? '', /^2026-0[67]-\d\d$/, d.recordId);
+      assert.ok(d.hazard.text !== null && !/&\w+;|\s{2}/.test(JSON.stringify(d)), d.recordId);
+      assert.ok(!(d.summary ?? '').includes('@'), `${d.recordId}: no e-mail address kept`);
+      assert.deepEqual(d.identifiers, [], d.recordId);
+      seen.add(d.recordId);
+    }
+  }
+  assert.deepEqual(
+    [...seen].sort(),
+    Object.keys(REAL_EXPECTED).sort(),
+    'every row read by hand is in the mirror',
+  );
 });
