@@ -99,7 +99,8 @@ export class KeysStore {
     if (kept !== undefined) return { record: kept.record, corpusVersion: state.version };
     return this.read(hash).then((record) => {
       // Read after the state was: at least as new as it. An entry read at a newer version meanwhile stays.
-      if (!((this.presented.peek(hash)?.at ?? -1) > at)) this.presented.set(hash, { at, record });
+      const meanwhile = this.presented.peek(hash);
+      if (meanwhile === undefined || meanwhile.at <= at) this.presented.set(hash, { at, record });
       return { record, corpusVersion: state.version };
     });
   }
