@@ -19,6 +19,8 @@ export interface Plan {
 export interface Config {
   port: number;
   host: string;
+  /** The admin listener (metrics, probes), apart from the public API; none when RECALLS_ADMIN_PORT is unset. */
+  admin: { port: number; host: string } | null;
   /** `sqlite:<path>` or `postgres://…`, resolved. */
   database: { engine: 'sqlite'; path: string } | { engine: 'postgres'; url: string };
   /** Shared burst counters for several API nodes; in memory when null. */
@@ -162,6 +164,22 @@ function parseTrustProxy(raw: string | undefined): boolean | string[] {
   return list;
 }
 
+/**
+ * `RECALLS_ADMIN_PORT` (unset: no admin listener) and `RECALLS_ADMIN_HOST` (an IP address or `localhost`;
+ * loopback by default, so that the figures are not served to every network the API is).
+ */
+function parseAdmin(env: Env, port: number): Config['admin'] {
+  const host = env.RECALLS_ADMIN_HOST || '127.0.0.1';
+  if (host !== 'localhost' && isIP(host) === 0)
+    throw new ConfigError(`RECALLS_ADMIN_HOST must be an IP address or "localhost", got "${host}"`);
+  const raw = env.RECALLS_ADMIN_PORT;
+  if (raw === undefined || raw === '') return null;
+  const adminPort = integer(env, 'RECALLS_ADMIN_PORT', 0, 0, 65535);
+  if (adminPort !== 0 && adminPort === port)
+    throw new ConfigError(`RECALLS_ADMIN_PORT must differ from PORT, both are ${port}`);
+  return { port: adminPort, host };
+}
+
 /** pino's levels, and `silent`. */
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
 
@@ -201,9 +219,11 @@ export function loadConfig(env: Env, sourceIds: readonly string[]): Config {
   if (schedule !== 'daily' && schedule !== 'off') {
     throw new ConfigError(`RECALLS_INGEST_SCHEDULE must be "daily" or "off", got "${schedule}"`);
   }
+  const port = integer(env, 'PORT', 8080, 0, 65535);
   return {
-    port: integer(env, 'PORT', 8080, 0, 65535),
+    port,
     host: env.HOST || '127.0.0.1',
+    admin: parseAdmin(env, port),
     database: parseDatabaseUrl(env.DATABASE_URL),
     redisUrl: parseRedisUrl(env.REDIS_URL),
     archiveDir: env.RECALLS_ARCHIVE_DIR || './data/archive',

@@ -10,6 +10,8 @@ import cliProgress from 'cli-progress';
 import { PLAN_IDS, ConfigError } from '../config.ts';
 import { createMemoryBurstLimiter } from '../http/gates/burst-limiter.ts';
 import { createRedisBurstLimiter, REDIS_RETRY_MS } from '../http/gates/burst-redis.ts';
+import { buildAdminServer } from '../http/admin/admin-server.ts';
+import { NodeMetrics } from '../http/admin/metrics.ts';
 import { buildApp } from '../http/app.ts';
 import { runIngest, type ProgressEvent, type SourceOutcome } from '../ingest/pipeline.ts';
 import { SOURCE_ADAPTERS, SOURCE_IDS } from '../ingest/registry.ts';
@@ -69,14 +71,24 @@ async function serve(): Promise<void> {
             ),
           onRecovery: () => rt.logger.info('burst limiter: Redis answers again, bursts counted there'),
         });
+  const sources = SOURCE_ADAPTERS.map((a) => a.meta);
+  const { admin: adminAt } = rt.config;
+  const metrics =
+    adminAt === null ? undefined : new NodeMetrics({ caches: rt.store.caches, store: rt.store, sources });
   const app = await buildApp({
     store: rt.store,
     config: rt.config,
-    sources: SOURCE_ADAPTERS.map((a) => a.meta),
+    sources,
     burstLimiter,
     logger: { level: rt.config.logLevel },
+    metrics,
   });
   await app.listen({ port: rt.config.port, host: rt.config.host });
+  const admin = metrics === undefined ? undefined : await buildAdminServer({ store: rt.store, metrics });
+  if (admin !== undefined && adminAt !== null) {
+    const address = await admin.listen({ port: adminAt.port, host: adminAt.host });
+    rt.logger.info({ address }, `admin listener (metrics, probes) at ${address}`);
+  }
   const schedule =
     rt.config.ingest.schedule === 'daily'
       ? startDailySchedule({
@@ -105,6 +117,7 @@ async function serve(): Promise<void> {
     rt.logger.info({ signal }, 'shutting down: finishing in-flight requests');
     schedule?.stop();
     await app.close();
+    await admin?.close();
     await burstLimiter.close();
     await rt.store.close();
     process.exit(0);

@@ -3,7 +3,7 @@
  * harm over its cause). Clauses naming the harm ("posing a fall hazard") are tried before the whole
  * text, since CPSC describes the mechanism first.
  */
-import { memoized } from './memo.ts';
+import { BoundedCache, memoized } from './caches.ts';
 import type { HazardCategory } from './taxonomy.ts';
 
 /** One row of the hazard table: the category and the wordings that name it. */
@@ -356,8 +356,16 @@ function firstMatch(text: string): number {
   return -1;
 }
 
-/** Texts already classified: one wording recurs across a recall event's products, and the table is costly. */
-const classified = memoized(4096, (text: string) => ({ category: classify(text) }));
+/**
+ * Texts already classified: one wording recurs across a recall event's products, and the table is costly.
+ * Filled by the ingest (its own process), never by an API node.
+ */
+const classified = memoized(
+  new BoundedCache<string, { category: HazardCategory | null }>('hazard-texts', { max: 4096 }),
+  (text) => ({
+    category: classify(text),
+  }),
+);
 
 /** The canonical hazard category: null for no text, `other` when no rule names it. */
 export function classifyHazard(text: string | null): HazardCategory | null {

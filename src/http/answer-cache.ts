@@ -5,7 +5,12 @@
  * bytes; an answer over a sixteenth of it is never kept.
  */
 import fp from 'fastify-plugin';
-import { LRUCache } from 'lru-cache';
+import {
+  VersionedCache,
+  type CacheFigures,
+  type CacheRegistry,
+  type CountedCache,
+} from '../domain/caches.ts';
 import { routeConfig } from './context.ts';
 
 /** The media type of every JSON answer, as Fastify writes it. */
@@ -36,24 +41,24 @@ export function answerCost(url: string, bytes: number): number {
   return bytes + url.length + ANSWER_ENTRY_COST;
 }
 
-export class AnswerCache {
-  private version: number | undefined;
-  private readonly answers: LRUCache<string, Buffer> | undefined;
+export class AnswerCache implements CountedCache {
+  readonly name = 'answers';
+  private readonly answers: VersionedCache<string, Buffer> | undefined;
 
   /** @param budget bytes held at most (0 turns the cache off) */
   constructor(private readonly budget: number) {
     this.answers =
       budget > 0
-        ? new LRUCache<string, Buffer>({
-            maxSize: budget,
-            sizeCalculation: (answer, url) => answerCost(url, answer.length),
+        ? new VersionedCache<string, Buffer>(this.name, {
+            maxBytes: budget,
+            bytesOf: (answer, url) => answerCost(url, answer.length),
           })
         : undefined;
   }
 
   /** The answer to `url` made at `version`, if kept. */
   get(version: number, url: string): Buffer | undefined {
-    return version === this.version ? this.answers?.get(url) : undefined;
+    return this.answers?.get(version, url);
   }
 
   /** Keeps `url`'s answer at `version`: older than the version held is dropped, newer replaces all. */
@@ -65,23 +70,34 @@ export class AnswerCache {
     if (answerCost(url, answer.length) > most) return;
     // A small buffer is a slice of Node's shared 8 KB pool: kept as it is, it would hold the whole slab.
     if (answer.byteLength !== answer.buffer.byteLength) answer = ownCopy(answer);
-    if (this.version === undefined || version > this.version) {
-      this.version = version;
-      this.answers.clear();
-    } else if (version < this.version) return;
-    this.answers.set(url, answer);
+    this.answers.set(version, url, answer);
   }
 
   /** Answers held now, and the bytes they count against the budget. */
   size(): { answers: number; bytes: number } {
-    return { answers: this.answers?.size ?? 0, bytes: this.answers?.calculatedSize ?? 0 };
+    const f = this.figures();
+    return { answers: f.entries, bytes: f.bytes ?? 0 };
+  }
+
+  figures(): CacheFigures {
+    return (
+      this.answers?.figures() ?? {
+        name: this.name,
+        entries: 0,
+        maxEntries: undefined,
+        bytes: 0,
+        maxBytes: 0,
+        hits: 0,
+        misses: 0,
+      }
+    );
   }
 }
 
 /** Serves a corpus-backed GET from the cache once the gates have admitted it, and keeps each answer. */
-export const answerCache = fp<{ budget: number }>(
-  async (app, { budget }) => {
-    const answers = new AnswerCache(budget);
+export const answerCache = fp<{ budget: number; caches: CacheRegistry }>(
+  async (app, { budget, caches }) => {
+    const answers = caches.add(new AnswerCache(budget));
     app.decorateRequest('cachedAnswer', false);
     // A callback hook: nothing is awaited, so no promise per request.
     app.addHook('preHandler', (request, reply, done) => {

@@ -17,7 +17,7 @@ import type { AppDeps } from './context.ts';
 import { handleError, sendProblem, instanceOf } from './error-handler.ts';
 import { burstCount, burstSettle } from './gates/burst.ts';
 import { conditionalAnswers } from './gates/etag.ts';
-import { keyGate, keyLookup, keyReading, rememberedPlans } from './gates/key.ts';
+import { keyGate, keyLookup, keyReading } from './gates/key.ts';
 import { parametersGate } from './gates/parameters.ts';
 import { quotaGate } from './gates/quota.ts';
 import { openApiDocumentation } from './openapi.ts';
@@ -82,17 +82,18 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   for (const schema of SHARED_SCHEMAS) app.addSchema(schema);
 
   // Hooks run in registration order, the contract's: burst counts before the key lookup (key.ts, burst.ts).
-  const plans = rememberedPlans();
+  const { caches } = deps.store;
+  deps.metrics?.observe(app);
   await app.register(requestIdHeader);
   await app.register(protocolRules, { requestId: requestIds.of });
-  await app.register(keyReading, { config: deps.config, plans });
-  await app.register(burstCount, { limiter: deps.burstLimiter, config: deps.config, now });
-  await app.register(keyLookup, { deps, plans });
+  await app.register(keyReading, { deps });
+  await app.register(burstCount, { limiter: deps.burstLimiter, config: deps.config, now, caches });
+  await app.register(keyLookup, { deps });
   await app.register(burstSettle, { config: deps.config });
   await app.register(keyGate);
   await app.register(parametersGate);
-  await app.register(quotaGate, { deps, now });
-  await app.register(answerCache, { budget: deps.config.answerCacheBytes });
+  await app.register(quotaGate, { deps, now, caches });
+  await app.register(answerCache, { budget: deps.config.answerCacheBytes, caches });
   // The server's own time on every answer.
   app.addHook('onSend', (_request, reply, payload, done) => {
     reply.header('Server-Timing', `app;dur=${reply.elapsedTime.toFixed(2)}`);
@@ -110,7 +111,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     ),
   );
 
-  const context: RouteContext = { deps, catalog: new SourceCatalog(deps.store, deps.sources), now };
+  const context: RouteContext = { deps, catalog: new SourceCatalog(deps.store, deps.sources, caches), now };
   await app.register(swagger, openApiDocumentation(deps));
   app.register(
     async (v1) => {

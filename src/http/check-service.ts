@@ -1,4 +1,5 @@
 /** A key's catalogue check: idempotent replay, identifier quota, one set-based match, receipt plus charge. */
+import { VersionedCache } from '../domain/caches.ts';
 import { sha256 } from '../domain/sha256.ts';
 import { Type, type Static } from '@sinclair/typebox';
 import { randomBase62 } from '../domain/api-keys.ts';
@@ -80,17 +81,20 @@ function requestHash(input: CheckInput): string {
 type PriorUse = { replay: CheckReceipt } | { replay: undefined; generation: number };
 
 export class CheckService {
-  private sizeCache: { version: number; size: number } | undefined;
+  /** The number of recalls at the corpus version held: one entry. */
+  private readonly sizes: VersionedCache<'size', number>;
 
   constructor(
     private readonly store: Store,
     private readonly catalog: SourceCatalog,
-  ) {}
+  ) {
+    this.sizes = store.caches.add(new VersionedCache('corpus-size', { max: 1 }));
+  }
 
   private async corpusSize(version: number): Promise<number> {
-    if (this.sizeCache?.version !== version)
-      this.sizeCache = { version, size: await this.store.recalls.size() };
-    return this.sizeCache.size;
+    let size = this.sizes.get(version, 'size');
+    if (size === undefined) this.sizes.set(version, 'size', (size = await this.store.recalls.size()));
+    return size;
   }
 
   /** The receipt to replay for this Idempotency-Key (within 24 hours, same body), or the next generation. */

@@ -1,5 +1,5 @@
 /** Fastify augmentations for what gates attach to a request and routes declare; the HTTP layer's inputs. */
-import type { FastifyContextConfig, FastifyRequest } from 'fastify';
+import type { FastifyContextConfig, FastifyInstance, FastifyRequest } from 'fastify';
 import type { Config, Plan } from '../config.ts';
 import type { SourceMeta } from '../ingest/source.ts';
 import type { Store } from '../store/database.ts';
@@ -30,6 +30,29 @@ export interface QuotaHold {
   keep(): void;
   /** Runs `record` (which may `keep`) with the hold unsettled until it ends, even if the connection closes. */
   recording<T>(record: () => Promise<T>): Promise<T>;
+}
+
+/** What a node's ledger has done since it started (totals) and holds now, for the metrics. */
+export interface LedgerFigures {
+  /** Leases the database granted units to, and leases it refused (the month used up). */
+  grantedLeases: number;
+  refusedLeases: number;
+  /** Units leased, units reported as used, and unused units given back, in all. */
+  leasedUnits: number;
+  reportedUnits: number;
+  returnedUnits: number;
+  /** Units leased and not yet reported or given back now, over every entry. */
+  heldUnits: number;
+  /** Keys' months with an entry now. */
+  keys: number;
+}
+
+/** What the HTTP layer tells the admin listener's metrics (admin/metrics.ts); nothing when it is off. */
+export interface AppMetrics {
+  /** Counts each answer of `app` once it has been sent. */
+  observe(app: FastifyInstance): void;
+  /** Reads the quota ledger's figures at each scrape. */
+  watchLedger(figures: () => LedgerFigures): void;
 }
 
 /** The tag of one corpus-backed request at one version, and whether it has been answered 200. */
@@ -80,6 +103,8 @@ export interface AppDeps {
   clock?: () => Date;
   /** Fastify logger option: false in tests, pino options when serving. */
   logger?: boolean | Record<string, unknown>;
+  /** The admin listener's metrics, told of every answer and the quota ledger; none when it is off. */
+  metrics?: AppMetrics;
 }
 
 /**

@@ -20,7 +20,7 @@ import { andThen, type MaybePromise } from '../domain/maybe-promise.ts';
 import { usageMonth } from '../domain/meters.ts';
 import type { LeaseRule } from '../domain/quota-lease.ts';
 import type { Store } from '../store/database.ts';
-import type { QuotaHold } from './context.ts';
+import type { LedgerFigures, QuotaHold } from './context.ts';
 
 /** How often used requests are reported (and idle leases looked at). */
 export const REPORT_MS = 100;
@@ -126,6 +126,13 @@ export class QuotaLedger {
   private timer: NodeJS.Timeout | undefined;
   private sweeping: Promise<void> | undefined;
   private closed = false;
+  private readonly totals = {
+    grantedLeases: 0,
+    refusedLeases: 0,
+    leasedUnits: 0,
+    reportedUnits: 0,
+    returnedUnits: 0,
+  };
 
   constructor(
     private readonly store: Store,
@@ -158,6 +165,14 @@ export class QuotaLedger {
   /** `wouldAdmit` without waiting: true when a unit is free on this node, undefined when only a lease could tell. */
   wouldAdmitNow(keyId: string, limit: number | null, month: string): true | undefined {
     return hasFree(this.entry(keyId, limit, month)) || undefined;
+  }
+
+  /** What the ledger has done and holds now. */
+  figures(): LedgerFigures {
+    let heldUnits = 0;
+    for (const e of this.entries.values()) heldUnits += e.leased;
+    for (const e of this.retired) heldUnits += e.leased;
+    return { ...this.totals, heldUnits, keys: this.entries.size };
   }
 
   /** Reports every used request and gives back every unused one (the node stops). */
@@ -248,6 +263,9 @@ export class QuotaLedger {
       );
       entry.leased += grant.granted;
       entry.remaining = grant.remaining;
+      if (grant.granted > 0) this.totals.grantedLeases++;
+      else this.totals.refusedLeases++;
+      this.totals.leasedUnits += grant.granted;
       return grant.granted;
     } finally {
       entry.leasing = undefined;
@@ -263,6 +281,7 @@ export class QuotaLedger {
     entry.leased -= unused;
     try {
       await this.store.usage.settleRequests(entry.keyId, entry.month, 0, unused);
+      this.totals.returnedUnits += unused;
     } catch (error) {
       entry.leased += unused;
       this.options.onError(error); // the sweep gives them back
@@ -328,6 +347,8 @@ export class QuotaLedger {
       try {
         await this.store.usage.settleRequests(e.keyId, e.month, used, fromLease);
         if (givenBack > 0) e.remaining += givenBack;
+        this.totals.reportedUnits += used;
+        this.totals.returnedUnits += givenBack;
       } catch (error) {
         e.unreported += used;
         e.leased += fromLease;

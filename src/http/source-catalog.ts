@@ -1,4 +1,5 @@
 /** Sources as responses see them, and the `meta.data_as_of`, attribution and health rules routes share. */
+import { CacheRegistry, VersionedCache } from '../domain/caches.ts';
 import type { SourceMeta } from '../ingest/source.ts';
 import type { Store } from '../store/database.ts';
 import type { SourceState } from '../store/sources-store.ts';
@@ -16,7 +17,25 @@ const NEVER: Omit<SourceState, 'id'> = {
   last_attempt_at: null,
   last_error: null,
   consecutive_failures: 0,
+  last_run_ms: null,
+  last_run_records: null,
 };
+
+/** Whether the source's last attempt failed (it has been attempted since its last success, or never succeeded). */
+export function failedLast(state: SourceState): boolean {
+  return (
+    state.last_attempt_at !== null &&
+    (state.last_success_at === null || state.last_attempt_at > state.last_success_at)
+  );
+}
+
+/** Whether /v1/health lists the source as degraded at `now`: its last attempt failed, or it is stale. */
+export function isDegraded(meta: SourceMeta, state: SourceState, now: Date): boolean {
+  const stale =
+    state.last_success_at === null ||
+    now.getTime() - new Date(state.last_success_at).getTime() > 2 * meta.cadenceHours * 3_600_000;
+  return failedLast(state) || stale || state.consecutive_failures > 0;
+}
 
 /** The source id a recall id starts with (`us-fda-food.F-1-2020` → `us-fda-food`). */
 export function sourceOfRecallId(recallId: string): string {
@@ -24,12 +43,16 @@ export function sourceOfRecallId(recallId: string): string {
 }
 
 export class SourceCatalog {
-  private cache: { version: number; views: SourceView[] } | undefined;
+  /** The views at the corpus version held: one entry. */
+  private readonly kept: VersionedCache<'views', SourceView[]>;
 
   constructor(
     private readonly store: Store,
     private readonly metas: readonly SourceMeta[],
-  ) {}
+    caches = new CacheRegistry(),
+  ) {
+    this.kept = caches.add(new VersionedCache('source-views', { max: 1 }));
+  }
 
   /**
    * Every registered source with its state, in id order; cached per corpus version, which moves with every
@@ -37,9 +60,8 @@ export class SourceCatalog {
    */
   async views(version?: number): Promise<SourceView[]> {
     const v = version ?? (await this.store.corpusVersion());
-    if (this.cache?.version === v) return this.cache.views;
-    const views = await this.read();
-    this.cache = { version: v, views };
+    let views = this.kept.get(v, 'views');
+    if (views === undefined) this.kept.set(v, 'views', (views = await this.read()));
     return views;
   }
 
@@ -84,15 +106,7 @@ export class SourceCatalog {
   async health(now: Date): Promise<Health> {
     const enabled = (await this.read()).filter((v) => v.state.enabled);
     const degraded: string[] = [];
-    for (const { meta, state } of enabled) {
-      const failedLast =
-        state.last_attempt_at !== null &&
-        (state.last_success_at === null || state.last_attempt_at > state.last_success_at);
-      const stale =
-        state.last_success_at === null ||
-        now.getTime() - new Date(state.last_success_at).getTime() > 2 * meta.cadenceHours * 3_600_000;
-      if (failedLast || stale || state.consecutive_failures > 0) degraded.push(meta.id);
-    }
+    for (const { meta, state } of enabled) if (isDegraded(meta, state, now)) degraded.push(meta.id);
     const anySuccess = enabled.some((v) => v.state.last_success_at !== null);
     return {
       status: !anySuccess ? 'unknown' : degraded.length > 0 ? 'degraded' : 'ok',

@@ -176,6 +176,7 @@ async function ingestSource(
 ): Promise<SourceOutcome> {
   const id = adapter.meta.id;
   const pages: RawPage[] = [];
+  const started = performance.now();
   try {
     let saveState: (() => Promise<void>) | undefined;
     if (options.from !== undefined) {
@@ -242,6 +243,10 @@ async function ingestSource(
       conclude,
     );
     await saveState?.();
+    // The run's figures for the metrics: the run is committed whether or not they are written.
+    await deps.store.sources
+      .recordRun(id, { ms: performance.now() - started, records: read.records })
+      .catch((error: unknown) => log('warn', 'run figures not recorded', { source: id, error }));
     const { setAside } = read;
     if (setAside.length > 0) {
       log('warn', 'records set aside', {
@@ -257,7 +262,7 @@ async function ingestSource(
     const defect = !(error instanceof UpstreamError);
     const reason = error instanceof Error ? error.message : String(error);
     log(defect ? 'error' : 'warn', 'source failed', { source: id, reason, error });
-    await deps.store.sources.recordFailure(id, reason, now().toISOString());
+    await deps.store.sources.recordFailure(id, reason, now().toISOString(), performance.now() - started);
     return { sourceId: id, status: 'failed', reason, defect, pages: pages.length };
   }
 }

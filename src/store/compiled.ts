@@ -1,6 +1,6 @@
 /** Query-builder queries compiled once, run prepared: type-checked, no per-request compile or parse. */
 import type { Compilable } from 'kysely';
-import { LRUCache } from 'lru-cache';
+import { BoundedCache, type CacheFigures, type CountedCache } from '../domain/caches.ts';
 import type { Engine } from './engine.ts';
 
 /** A parameter named when the query is built and bound on each run. */
@@ -38,11 +38,15 @@ export function compile<P extends object, C extends Compilable<unknown>>(
 }
 
 /** Statements of a query whose shape varies, compiled per shape on first use; LRU-dropped past `max`. */
-export class StatementCache<P, R> {
-  private readonly cache: LRUCache<string, Statement<P, R>>;
+export class StatementCache<P, R> implements CountedCache {
+  private readonly cache: BoundedCache<string, Statement<P, R>>;
 
-  constructor(max: number) {
-    this.cache = new LRUCache({ max });
+  constructor(max: number, name = 'statements') {
+    this.cache = new BoundedCache(name, { max });
+  }
+
+  get name(): string {
+    return this.cache.name;
   }
 
   /** The statement of a shape, built by `make` the first time. */
@@ -50,6 +54,10 @@ export class StatementCache<P, R> {
     let statement = this.cache.get(shape);
     if (statement === undefined) this.cache.set(shape, (statement = make()));
     return statement;
+  }
+
+  figures(): CacheFigures {
+    return this.cache.figures();
   }
 }
 

@@ -4,6 +4,7 @@
  */
 import { Migrator } from 'kysely';
 import type { Config } from '../config.ts';
+import { CacheRegistry } from '../domain/caches.ts';
 import type { Engine } from './engine.ts';
 import { openSqlite } from './engines/sqlite.ts';
 import { ChecksStore } from './checks-store.ts';
@@ -37,6 +38,13 @@ export interface Store {
   readonly report: ReportStore;
   /** The key paging cursors are signed with: made by the first migration, the same on every node. */
   readonly cursorSecret: Buffer;
+  /** The node's caches (caches.ts): the store's own, and those the HTTP layer adds. */
+  readonly caches: CacheRegistry;
+  /**
+   * Whether this node can serve: the database answers as the one opened (`Engine.check`) and every migration
+   * of this release is applied. Never throws.
+   */
+  readiness(): Promise<Readiness>;
   /**
    * A number that moves whenever a corpus-backed body would change (records, revisions, a source's served
    * state), and only then; known in memory, see store-state.ts for how soon a change made elsewhere is seen.
@@ -45,10 +53,31 @@ export interface Store {
   close(): Promise<void>;
 }
 
-async function openEngine(database: Config['database']): Promise<Engine> {
-  if (database.engine === 'sqlite') return openSqlite(database.path);
+/** Ready, or why not (one line for an operator). */
+export type Readiness = { ready: true } | { ready: false; reason: string };
+
+async function openEngine(database: Config['database'], caches: CacheRegistry): Promise<Engine> {
+  if (database.engine === 'sqlite') return openSqlite(database.path, caches);
   const { openPostgres } = await import('./engines/postgres.ts');
-  return openPostgres(database.url);
+  return openPostgres(database.url, caches);
+}
+
+/** The migrations of this release not applied to the database. */
+async function pendingMigrations(engine: Engine): Promise<string[]> {
+  const migrator = new Migrator({ db: engine.db, provider: migrationProvider(engine) });
+  return (await migrator.getMigrations()).filter((m) => m.executedAt === undefined).map((m) => m.name);
+}
+
+async function readiness(engine: Engine): Promise<Readiness> {
+  try {
+    await engine.check();
+    const pending = await pendingMigrations(engine);
+    if (pending.length > 0) return { ready: false, reason: `migrations not applied: ${pending.join(', ')}` };
+    return { ready: true };
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    return { ready: false, reason: `the database does not answer: ${message.split('\n')[0]}` };
+  }
 }
 
 /** Applies every pending migration. */
@@ -66,8 +95,10 @@ async function loadCursorSecret(db: Engine['db']): Promise<Buffer> {
   return Buffer.from(row.secret, 'hex');
 }
 
+/** Opens the store on `database`, migrated, with a registry of its caches (`Store.caches`). */
 export async function openStore(database: Config['database']): Promise<Store> {
-  const engine = await openEngine(database);
+  const caches = new CacheRegistry();
+  const engine = await openEngine(database, caches);
   try {
     await migrate(engine);
     await engine.ready();
@@ -87,15 +118,17 @@ export async function openStore(database: Config['database']): Promise<Store> {
   const state = new StoreStateWatch(engine);
   return {
     engine: engine.name,
-    recalls: new RecallsStore(db, engine),
+    recalls: new RecallsStore(db, engine, caches),
     ingest: new IngestStore(db, engine, state),
     sources: new SourcesStore(db, state),
-    keys: new KeysStore(db, engine, state),
+    keys: new KeysStore(db, engine, state, caches),
     usage,
     checks: new ChecksStore(db, engine, usage),
     locks: new LocksStore(db),
     report: new ReportStore(db),
     cursorSecret,
+    caches,
+    readiness: () => readiness(engine),
     async corpusVersion() {
       return (await state.current()).version;
     },

@@ -43,6 +43,10 @@ export const WRITE_TRY_MS = 5;
 /** On SQLite, how long a serving write keeps trying before it fails (the connection's busy timeout). */
 export const BUSY_DEADLINE_MS = 30_000;
 
+/** Both state rows (the corpus's and the keys'), read by `Engine.check`: on SQLite, a read of each file. */
+export const STATE_ROWS =
+  'SELECT (SELECT version FROM corpus_state WHERE id = 1) AS v, (SELECT keys_version FROM keys_state WHERE id = 1) AS k';
+
 /** Distinct statements an engine keeps prepared; past this, statements are prepared per call. */
 export const PREPARED_LIMIT = 500;
 
@@ -68,6 +72,12 @@ export interface Engine {
   readonly commits: CommitSignal;
   /** Runs once the schema is current: SQLite moves corpus tables still among the service's records to their file. */
   ready(): Promise<void>;
+  /**
+   * Throws, saying why, when the database this engine opened does not answer as itself now: a read of the
+   * state rows fails (the server refuses, a table is gone), or on SQLite a file at its path is not the one
+   * open (moved away, deleted or replaced: other processes opening the path would see another database).
+   */
+  check(): Promise<void>;
   /**
    * Runs a write made while serving so that a write lock held elsewhere never stalls the event loop for long:
    * on SQLite (whose driver waits synchronously) each try waits at most WRITE_TRY_MS for the lock, and between

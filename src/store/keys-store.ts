@@ -1,6 +1,6 @@
 /** API keys: created, found by hash (kept in memory per keys version), listed, revoked. Only hashes are stored. */
 import type { Kysely } from 'kysely';
-import { LRUCache } from 'lru-cache';
+import { BoundedCache, CacheRegistry } from '../domain/caches.ts';
 import { generateApiKey, hashApiKey, looksLikeApiKey, sameHash } from '../domain/api-keys.ts';
 import { andThen, type MaybePromise } from '../domain/maybe-promise.ts';
 import { compile } from './compiled.ts';
@@ -17,11 +17,17 @@ export interface ApiKeyRecord {
   revoked_at: string | null;
 }
 
-/** Key hashes whose record (or absence) each node keeps in memory, until any key changes. */
+/** Presented keys (by hash) whose record or absence each node keeps in memory: the last this many. */
 export const KEYS_KEPT = 10_000;
 
-/** Kept for a hash that names no key. */
-const NO_KEY = Symbol('no key');
+/**
+ * What a node knows of one presented key, by its hash: its record, or that there is none, as read at keys
+ * version `at`. Authentication uses it only at that version; its plan serves the burst gate at any.
+ */
+interface PresentedKey {
+  at: number;
+  record: Readonly<ApiKeyRecord> | undefined;
+}
 
 const KEY_COLUMNS = ['id', 'prefix', 'name', 'plan', 'created_at', 'revoked_at'] as const;
 
@@ -33,15 +39,16 @@ export interface Authentication {
 
 export class KeysStore {
   private readonly byHash;
-  /** Records by key hash, valid at keys version `keptAt`. */
-  private readonly kept = new LRUCache<string, Readonly<ApiKeyRecord> | typeof NO_KEY>({ max: KEYS_KEPT });
-  private keptAt = -1;
+  /** One entry per presented key, by its hash (never the key). */
+  private readonly presented: BoundedCache<string, PresentedKey>;
 
   constructor(
     private readonly db: Kysely<Database>,
     engine: Engine,
     private readonly state: StoreStateWatch,
+    caches = new CacheRegistry(),
   ) {
+    this.presented = caches.add(new BoundedCache('presented-keys', { max: KEYS_KEPT }));
     this.byHash = compile(engine, (p: { hash: string }) =>
       db
         .selectFrom('api_keys')
@@ -76,23 +83,25 @@ export class KeysStore {
     return andThen(this.state.current(), (state) => this.authenticateAt(hash, state));
   }
 
+  /**
+   * The plan of the key with this hash as this node last read it, at whatever keys version: null when it
+   * names no key, undefined when not known here. From memory only; for the burst gate, before the lookup.
+   */
+  lastKnownPlan(hash: string): string | null | undefined {
+    const known = this.presented.peek(hash);
+    return known === undefined ? undefined : (known.record?.plan ?? null);
+  }
+
   /** As `authenticateHash` at a known state: without a promise when the key is kept in memory. */
   private authenticateAt(hash: string, state: StoreState): MaybePromise<Authentication> {
-    if (state.keysVersion > this.keptAt) {
-      this.kept.clear();
-      this.keptAt = state.keysVersion;
-    }
-    const kept = this.kept.get(hash);
-    const answer = (entry: Readonly<ApiKeyRecord> | typeof NO_KEY): Authentication => ({
-      record: entry === NO_KEY ? undefined : entry,
-      corpusVersion: state.version,
-    });
-    if (kept !== undefined) return answer(kept);
+    const at = state.keysVersion;
+    const kept = this.presented.get(hash, (k) => k.at === at);
+    if (kept !== undefined) return { record: kept.record, corpusVersion: state.version };
     return this.read(hash).then((record) => {
-      const entry = record ?? NO_KEY;
-      // Read after the state was: at least as new as it, unless a newer keys version came meanwhile.
-      if (this.keptAt === state.keysVersion) this.kept.set(hash, entry);
-      return answer(entry);
+      // Read after the state was: at least as new as it. An entry read at a newer version meanwhile stays.
+      const meanwhile = this.presented.peek(hash);
+      if (meanwhile === undefined || meanwhile.at <= at) this.presented.set(hash, { at, record });
+      return { record, corpusVersion: state.version };
     });
   }
 

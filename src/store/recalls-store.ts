@@ -5,6 +5,7 @@ import { isMoreCertain, type Confidence, type IdentifierKind } from '../domain/i
 import type { LookupKeys } from '../domain/identifiers/match-keys.ts';
 import type { JsonText } from '../domain/json-text.ts';
 import { assembleRecall, assembleRevision, renderMatchEnd, type RecallParts } from '../domain/recall-json.ts';
+import { CacheRegistry } from '../domain/caches.ts';
 import { compile, StatementCache, type RowOf, type Statement } from './compiled.ts';
 import type { Engine } from './engine.ts';
 import {
@@ -271,16 +272,22 @@ export class RecallsStore {
   private readonly recallById;
   private readonly sourceById;
   private readonly revisionsOf;
-  private readonly pages = new StatementCache<PageParams, RecallRow>(PAGE_SHAPES_KEPT);
-  private readonly joinedPages = new StatementCache<PageParams, JoinedRecalls>(PAGE_SHAPES_KEPT);
+  private readonly pages = new StatementCache<PageParams, RecallRow>(PAGE_SHAPES_KEPT, 'page-statements');
+  private readonly joinedPages = new StatementCache<PageParams, JoinedRecalls>(
+    PAGE_SHAPES_KEPT,
+    'joined-page-statements',
+  );
   private readonly counts = new StatementCache<Required<RecallFilters>, { n: string | number | bigint }>(
     2 ** FILTERS.length,
+    'count-statements',
   );
 
   constructor(
     private readonly db: Kysely<Database>,
     private readonly engine: Engine,
+    caches = new CacheRegistry(),
   ) {
+    for (const statements of [this.pages, this.joinedPages, this.counts]) caches.add(statements);
     this.byMatchKey = byKeyColumn(db, engine, 'i.match_key');
     this.byProductKey = byKeyColumn(db, engine, 'i.product_key');
     this.recallById = compile(engine, (p: { id: string }) =>

@@ -22,6 +22,9 @@ export interface SourcesTable {
   consecutive_failures: number;
   /** Records the last successful run could not read (the first of them are in set_aside_records). */
   set_aside: Generated<number>;
+  /** The last run's duration in milliseconds, and the records its last success read (0009). */
+  last_run_ms: number | null;
+  last_run_records: number | null;
 }
 
 /** A record the last successful run of its source set aside, with the reason. */

@@ -11,6 +11,10 @@ export interface SourceState {
   last_attempt_at: string | null;
   last_error: string | null;
   consecutive_failures: number;
+  /** How long the last run took, fetch to commit or to its failure, in milliseconds (null before any run). */
+  last_run_ms: number | null;
+  /** Records the last successful run read (null before any). */
+  last_run_records: number | null;
 }
 
 export class SourcesStore {
@@ -66,20 +70,35 @@ export class SourcesStore {
       last_attempt_at: r.last_attempt_at,
       last_error: r.last_error,
       consecutive_failures: r.consecutive_failures,
+      last_run_ms: r.last_run_ms,
+      last_run_records: r.last_run_records,
     }));
+  }
+
+  /**
+   * Records how long a successful run took and how many records it read, after its commit. Not served by the
+   * API (the corpus version stays): the admin listener's metrics read it.
+   */
+  async recordRun(id: string, figures: { ms: number; records: number }): Promise<void> {
+    await this.db
+      .updateTable('sources')
+      .set({ last_run_ms: Math.round(figures.ms), last_run_records: figures.records })
+      .where('id', '=', id)
+      .execute();
   }
 
   /**
    * Records a failed attempt; the source's records and freshness are left as they were, and so is the corpus
    * version: what changes (last attempt, error, failures) only /v1/health serves, which reads it afresh.
    */
-  async recordFailure(id: string, message: string, at: string): Promise<void> {
+  async recordFailure(id: string, message: string, at: string, ms?: number): Promise<void> {
     await this.db
       .updateTable('sources')
       .set((eb) => ({
         last_attempt_at: at,
         last_error: message.slice(0, 2000),
         consecutive_failures: eb('consecutive_failures', '+', 1),
+        ...(ms === undefined ? {} : { last_run_ms: Math.round(ms) }),
       }))
       .where('id', '=', id)
       .execute();

@@ -29,6 +29,30 @@ test('the answer cache holds 16 MiB unless told otherwise; 0 turns it off', () =
   assert.throws(() => loadConfig({ RECALLS_ANSWER_CACHE_MB: 'lots' }, IDS), /RECALLS_ANSWER_CACHE_MB/);
 });
 
+test('the admin listener: none unless RECALLS_ADMIN_PORT is set, on loopback unless RECALLS_ADMIN_HOST says', () => {
+  assert.equal(loadConfig({}, IDS).admin, null);
+  assert.deepEqual(loadConfig({ RECALLS_ADMIN_PORT: '9090' }, IDS).admin, { port: 9090, host: '127.0.0.1' });
+  assert.deepEqual(loadConfig({ RECALLS_ADMIN_PORT: '0', RECALLS_ADMIN_HOST: '::' }, IDS).admin, {
+    port: 0,
+    host: '::',
+  });
+  for (const [env, message] of [
+    [{ RECALLS_ADMIN_PORT: 'metrics' }, /^RECALLS_ADMIN_PORT must be a whole number, got "metrics"$/],
+    [{ RECALLS_ADMIN_PORT: '65536' }, /^RECALLS_ADMIN_PORT must be between 0 and 65535, got 65536$/],
+    [{ RECALLS_ADMIN_PORT: '-1' }, /^RECALLS_ADMIN_PORT must be a whole number/],
+    [{ RECALLS_ADMIN_PORT: '8080' }, /^RECALLS_ADMIN_PORT must differ from PORT, both are 8080$/],
+    [
+      { RECALLS_ADMIN_PORT: '9090', RECALLS_ADMIN_HOST: 'admin.internal' },
+      /^RECALLS_ADMIN_HOST must be an IP/,
+    ],
+    [{ RECALLS_ADMIN_HOST: '127.0.0.300' }, /^RECALLS_ADMIN_HOST must be an IP/],
+  ] as const)
+    assert.throws(
+      () => loadConfig(env, IDS),
+      (e: Error) => e instanceof ConfigError && message.test(e.message),
+    );
+});
+
 test('a request must arrive within 30 s unless told otherwise, 1 s to 10 min', () => {
   assert.equal(loadConfig({}, IDS).requestTimeoutMs, 30_000);
   assert.equal(loadConfig({ RECALLS_REQUEST_TIMEOUT_MS: '5000' }, IDS).requestTimeoutMs, 5000);

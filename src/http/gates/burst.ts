@@ -7,15 +7,19 @@
 import type { FastifyReply } from 'fastify';
 import fp from 'fastify-plugin';
 import type { Config, Plan } from '../../config.ts';
+import { BoundedCache, memoized, type CacheRegistry } from '../../domain/caches.ts';
 import { andThen, settle } from '../../domain/maybe-promise.ts';
 import { keyRule } from '../context.ts';
-import { memoized } from '../../domain/memo.ts';
 import { ProblemError } from '../problems.ts';
 import type { BurstDecision, BurstLimiter } from './burst-limiter.ts';
 
-/** Whether a client address is burst-exempt, remembered for the last 10,000 addresses (a BlockList check allocates). */
-function exemptions(config: Config): (ip: string) => boolean {
-  return memoized(10_000, (ip: string) => config.burstExempt.check(ip, ip.includes(':') ? 'ipv6' : 'ipv4'));
+/** Client addresses whose exemption each node remembers (a BlockList check allocates). */
+export const EXEMPTIONS_KEPT = 10_000;
+
+/** Whether a client address is burst-exempt, remembered for the last EXEMPTIONS_KEPT addresses. */
+function exemptions(config: Config, caches: CacheRegistry): (ip: string) => boolean {
+  const kept = caches.add(new BoundedCache<string, boolean>('burst-exemptions', { max: EXEMPTIONS_KEPT }));
+  return memoized(kept, (ip) => config.burstExempt.check(ip, ip.includes(':') ? 'ipv6' : 'ipv4'));
 }
 
 /** Writes the RateLimit headers of `limit` and throws 429 when the count is over it. */
@@ -32,9 +36,14 @@ function measure(reply: FastifyReply, limit: number, burst: BurstDecision): void
 }
 
 /** Counts every keyed request against its client's burst limit, refusing what is over it before any query. */
-export const burstCount = fp<{ limiter: BurstLimiter; config: Config; now: () => Date }>(
-  async (app, { limiter, config, now }) => {
-    const isExempt = exemptions(config);
+export const burstCount = fp<{
+  limiter: BurstLimiter;
+  config: Config;
+  now: () => Date;
+  caches: CacheRegistry;
+}>(
+  async (app, { limiter, config, now, caches }) => {
+    const isExempt = exemptions(config, caches);
     const highest = Math.max(...Object.values<Plan>(config.plans).map((p) => p.burstPerMinute));
     app.decorateRequest('burst', undefined);
     app.addHook('onRequest', (request, reply, done) => {

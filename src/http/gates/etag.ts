@@ -4,6 +4,7 @@
  * handler's, or at the quota gate one already answered at this version (`CorpusTag.answered`).
  */
 import fp from 'fastify-plugin';
+import { CacheRegistry, VersionedCache } from '../../domain/caches.ts';
 import { sha256 } from '../../domain/sha256.ts';
 import { keyRule, type CorpusTag } from '../context.ts';
 
@@ -17,33 +18,23 @@ export const CORPUS_TAGS_KEPT = 20_000;
 
 /**
  * `weakTag` of corpus-backed responses, remembered for the newest version asked for: at most `max` (key part,
- * URL) pairs in two generations of `max / 2`. A tag is kept while it is used within the last `max / 2` new
- * pairs; when the newer generation is full it becomes the older one and the older is dropped (each step
- * O(1), no entry deleted one by one). A tag asked for at an older version (a request that read the version
- * before an ingest committed) is made again and not kept, so it is never `answered` early.
+ * URL) pairs in two generations of `max / 2` (caches.ts). A tag is kept while it is used within the last
+ * `max / 2` new pairs. A tag asked for at an older version (a request that read the version before an ingest
+ * committed) is made again and not kept, so it is never `answered` early.
  */
 export function corpusTagCache(
   max = CORPUS_TAGS_KEPT,
+  caches = new CacheRegistry(),
 ): (version: number, keyPart: string, url: string) => CorpusTag {
-  let kept = -1;
-  let recent = new Map<string, CorpusTag>();
-  let older = new Map<string, CorpusTag>();
+  const tags = caches.add(
+    new VersionedCache<string, CorpusTag>('corpus-tags', { max, eviction: 'generations' }),
+  );
   return (version, keyPart, url) => {
-    if (version !== kept) {
-      if (version < kept) return { tag: weakTag(version, keyPart, url), answered: false };
-      kept = version;
-      recent = new Map();
-      older = new Map();
-    }
     const k = keyPart === '' ? url : `${keyPart}\u0000${url}`;
-    let entry = recent.get(k);
+    let entry = tags.get(version, k);
     if (entry === undefined) {
-      entry = older.get(k) ?? { tag: weakTag(version, keyPart, url), answered: false };
-      if (recent.size >= max / 2) {
-        older = recent;
-        recent = new Map();
-      }
-      recent.set(k, entry);
+      entry = { tag: weakTag(version, keyPart, url), answered: false };
+      tags.set(version, k, entry);
     }
     return entry;
   };

@@ -4,25 +4,12 @@
  */
 import type { FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
-import { LRUCache } from 'lru-cache';
 import type { Config, Plan, PlanId } from '../../config.ts';
 import { hashApiKey, looksLikeApiKey } from '../../domain/api-keys.ts';
 import { settle } from '../../domain/maybe-promise.ts';
 import type { Authentication } from '../../store/keys-store.ts';
 import { keyRule, type AppDeps } from '../context.ts';
-import { memoized } from '../../domain/memo.ts';
 import { ProblemError } from '../problems.ts';
-
-/** Key hashes whose last lookup on this node is remembered, for the burst gate. */
-export const REMEMBERED_KEYS = 10_000;
-
-/** The plans found by the last lookups of key hashes on this node, for the burst gate. */
-export type RememberedPlans = LRUCache<string, Plan>;
-
-/** An empty LRU of REMEMBERED_KEYS key hashes' plans. */
-export function rememberedPlans(): RememberedPlans {
-  return new LRUCache<string, Plan>({ max: REMEMBERED_KEYS });
-}
 
 /** The key presented by a request, or why there is none usable. */
 type Presented = { key: string } | { state: 'missing' } | { state: 'invalid'; detail?: string };
@@ -61,20 +48,19 @@ function presentedKey(request: FastifyRequest): Presented {
 }
 
 /**
- * Reads the key headers, refusing nothing and asking no database: the key's hash goes to `request.keyHash`
- * (each of the last REMEMBERED_KEYS keys presented is hashed once, its hash kept in the node's memory);
+ * Reads the key headers, refusing nothing and asking no database: the key's hash goes to `request.keyHash`;
  * `request.burstPlan` is the free plan without a usable key, else the plan its last lookup on this node found
- * (LRU of REMEMBERED_KEYS). It sets only the burst limit: validity and revocation are always looked up.
+ * (the keys store's presented keys, KEYS_KEPT). It sets only the burst limit: validity and revocation are
+ * always looked up.
  */
-export const keyReading = fp<{ config: Config; plans: RememberedPlans }>(
-  async (app, { config, plans }) => {
+export const keyReading = fp<{ deps: AppDeps }>(
+  async (app, { deps }) => {
+    const { config, store } = deps;
     app.decorateRequest('auth', null as never);
     app.decorateRequest('keyHash', undefined);
     app.decorateRequest('burstPlan', undefined);
     app.decorateRequest('corpusVersion', undefined);
     app.decorateRequest('routeOptionsRead', undefined);
-    // One SHA-256 per key presented, not per request: the hash is what every lookup is keyed by.
-    const hashOf = memoized(REMEMBERED_KEYS, hashApiKey);
     app.addHook('onRequest', (request, _reply, done) => {
       if (keyRule(request) === undefined) {
         request.auth = { state: 'missing' };
@@ -86,8 +72,9 @@ export const keyReading = fp<{ config: Config; plans: RememberedPlans }>(
         request.burstPlan = config.plans.free;
         return done();
       }
-      request.keyHash = hashOf(presented.key);
-      request.burstPlan = plans.get(request.keyHash);
+      request.keyHash = hashApiKey(presented.key);
+      const plan = store.keys.lastKnownPlan(request.keyHash);
+      request.burstPlan = plan === undefined ? undefined : planOf(config, plan ?? 'free');
       done();
     });
   },
@@ -102,18 +89,16 @@ function planOf(config: Config, plan: string): Plan {
  * Looks up the presented key and the corpus version once the burst gate has admitted the request: from the
  * node's memory, read again only after a key or the corpus changed (store-state.ts says how soon it knows).
  */
-export const keyLookup = fp<{ deps: AppDeps; plans: RememberedPlans }>(
-  async (app, { deps, plans }) => {
+export const keyLookup = fp<{ deps: AppDeps }>(
+  async (app, { deps }) => {
     const { store, config } = deps;
-    const adopt = (request: FastifyRequest, hash: string, { record, corpusVersion }: Authentication) => {
+    const adopt = (request: FastifyRequest, { record, corpusVersion }: Authentication) => {
       request.corpusVersion = corpusVersion;
       if (record === undefined) {
         request.auth = { state: 'invalid' };
-        plans.set(hash, config.plans.free);
         return;
       }
       const plan = planOf(config, record.plan);
-      plans.set(hash, plan);
       request.auth =
         record.revoked_at !== null
           ? { state: 'revoked', key: record, plan }
@@ -126,7 +111,7 @@ export const keyLookup = fp<{ deps: AppDeps; plans: RememberedPlans }>(
       settle(
         () => store.keys.authenticateHash(hash),
         (authentication) => {
-          adopt(request, hash, authentication);
+          adopt(request, authentication);
           done();
         },
         done,

@@ -7,6 +7,7 @@
 import fp from 'fastify-plugin';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Plan } from '../../config.ts';
+import type { CacheRegistry } from '../../domain/caches.ts';
 import { usageMonthKeeper, type Metered } from '../../domain/meters.ts';
 import { andThen, settle, type MaybePromise } from '../../domain/maybe-promise.ts';
 import { LEASE_SHARE } from '../../domain/quota-lease.ts';
@@ -14,7 +15,7 @@ import { routeConfig, type AppDeps, type CorpusTag } from '../context.ts';
 import { ProblemError } from '../problems.ts';
 import { QuotaLedger, type LeaseHold } from '../quota-ledger.ts';
 import { corpusVersionOf } from '../route-context.ts';
-import { corpusTagCache, matchesIfNoneMatch } from './etag.ts';
+import { CORPUS_TAGS_KEPT, corpusTagCache, matchesIfNoneMatch } from './etag.ts';
 
 const ONE_REQUEST: Metered = { requests: 1, identifiers: 0 };
 
@@ -69,9 +70,9 @@ function settleOnClose(reply: FastifyReply, hold: LeaseHold): void {
  * Tags every corpus-backed GET/HEAD; answers 304 at once when the tag matches and the request was answered
  * 200 at this version (else a 200 becomes 304 once answered, etag.ts); takes a unit of the quota for the rest.
  */
-export const quotaGate = fp<{ deps: AppDeps; now: () => Date }>(
-  async (app, { deps, now }) => {
-    const corpusTag = corpusTagCache();
+export const quotaGate = fp<{ deps: AppDeps; now: () => Date; caches: CacheRegistry }>(
+  async (app, { deps, now, caches }) => {
+    const corpusTag = corpusTagCache(CORPUS_TAGS_KEPT, caches);
     const usageMonth = usageMonthKeeper();
     const ledger = new QuotaLedger(deps.store, {
       rule: { maxBlock: deps.config.quota.leaseBlock, share: LEASE_SHARE },
@@ -79,6 +80,7 @@ export const quotaGate = fp<{ deps: AppDeps; now: () => Date }>(
       now,
       onError: (err) => app.log.error({ err }, 'usage report failed'),
     });
+    deps.metrics?.watchLedger(() => ledger.figures());
     app.addHook('onClose', () => ledger.close());
     app.decorateRequest('quotaHold', undefined);
     app.decorateRequest('corpusTag', undefined);

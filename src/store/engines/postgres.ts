@@ -1,7 +1,15 @@
 /** The shared engine for several API nodes: PostgreSQL through `pg`'s connection pool. */
 import { CompiledQuery, Kysely, PostgresDialect, sql } from 'kysely';
 import pg from 'pg';
-import { PREPARED_LIMIT, STATE_CHANNEL, type CommitSignal, type Engine, type Prepared } from '../engine.ts';
+import { BoundedCache, CacheRegistry } from '../../domain/caches.ts';
+import {
+  PREPARED_LIMIT,
+  STATE_CHANNEL,
+  STATE_ROWS,
+  type CommitSignal,
+  type Engine,
+  type Prepared,
+} from '../engine.ts';
 import type { Database } from '../schema.ts';
 
 /** `?` placeholders numbered `$1`, `$2`, … */
@@ -65,7 +73,7 @@ function listener(url: string): CommitSignal {
   };
 }
 
-export function openPostgres(url: string): Engine {
+export function openPostgres(url: string, caches = new CacheRegistry()): Engine {
   const pool = new pg.Pool({ connectionString: url, max: 10 });
   // An idle pooled connection that the server closes (a restart, a terminated backend) is
   // reported here; the pool drops it and the next query connects anew. Without a listener the
@@ -75,7 +83,9 @@ export function openPostgres(url: string): Engine {
   // A named statement is parsed and planned once per pooled connection and stays there until
   // the connection closes, so names are never dropped or reused: past PREPARED_LIMIT distinct
   // texts, statements go unnamed (parsed on each run).
-  const statements = new Map<string, Prepared<unknown>>();
+  const statements = caches.add(
+    new BoundedCache<string, Prepared<unknown>>('prepared-statements', { max: PREPARED_LIMIT }),
+  );
 
   function prepare<R>(query: string | CompiledQuery<R>): Prepared<R> {
     const text = typeof query === 'string' ? numbered(query) : query.sql;
@@ -128,6 +138,12 @@ export function openPostgres(url: string): Engine {
     ],
     commits: listener(url),
     ready: async () => {},
+    async check() {
+      const { rows } = await pool.query<{ v: unknown; k: unknown }>(STATE_ROWS);
+      const row = rows[0];
+      if (row === undefined || row.v === null || row.k === null)
+        throw new Error('the state rows are missing');
+    },
     withoutStall: (write) => write(),
     prepare,
     utf8: (column) => sql<string>`${sql.ref(column)}`,

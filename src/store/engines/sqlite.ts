@@ -2,18 +2,25 @@
  * The embedded engine: two SQLite files in WAL mode (sqlite-files.ts), so readers never wait for a writer, and
  * the daily ingest's writes to the corpus and the API's writes to the service's records never wait for each other.
  */
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import { CompiledQuery, Kysely, SqliteDialect, sql } from 'kysely';
-import { LRUCache } from 'lru-cache';
-import { BUSY_DEADLINE_MS, PREPARED_LIMIT, WRITE_TRY_MS, type Engine, type Prepared } from '../engine.ts';
+import { BoundedCache, CacheRegistry } from '../../domain/caches.ts';
+import {
+  BUSY_DEADLINE_MS,
+  PREPARED_LIMIT,
+  STATE_ROWS,
+  WRITE_TRY_MS,
+  type Engine,
+  type Prepared,
+} from '../engine.ts';
 import type { Database } from '../schema.ts';
 import { corpusPathOf, moveCorpusTables } from './sqlite-files.ts';
 import { SQLite, type SqliteStatement } from './sqlite-driver.ts';
 
 /** Opens the service's records at `path` with the corpus file beside it (`corpusPathOf`). */
-export function openSqlite(path: string): Engine {
+export function openSqlite(path: string, caches = new CacheRegistry()): Engine {
   if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
   const connection = new SQLite(path);
   connection.prepare('ATTACH DATABASE ? AS corpus').run(corpusPathOf(path));
@@ -29,11 +36,16 @@ export function openSqlite(path: string): Engine {
   connection.pragma('corpus.cache_size = -32768');
   const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: connection }) });
   // A statement dropped from a cache is finalised when nothing holds it any more.
-  const statements = new LRUCache<string, Prepared<unknown>>({ max: PREPARED_LIMIT });
+  const statements = caches.add(
+    new BoundedCache<string, Prepared<unknown>>('prepared-statements', { max: PREPARED_LIMIT }),
+  );
   // The ingest's bulk inserts: one statement per table written.
-  const direct = new LRUCache<string, SqliteStatement>({ max: 16 });
+  const direct = caches.add(new BoundedCache<string, SqliteStatement>('bulk-insert-statements', { max: 16 }));
   // Differs from its last value once another connection has committed to that file; the WAL index header
   // tells, no page is read.
+  const files =
+    path === ':memory:' ? [] : [path, corpusPathOf(path)].map((p) => ({ path: p, id: fileId(p) }));
+  let stateRows: SqliteStatement | undefined; // prepared once the schema exists
   const mainVersion = connection.prepare('PRAGMA main.data_version').pluck();
   const corpusVersion = connection.prepare('PRAGMA corpus.data_version').pluck();
 
@@ -97,6 +109,22 @@ export function openSqlite(path: string): Engine {
       read: () => `${mainVersion.get() as number} ${corpusVersion.get() as number}`,
     },
     ready: async () => moveCorpusTables(connection),
+    async check() {
+      for (const file of files) {
+        let id: string;
+        try {
+          id = fileId(file.path);
+        } catch {
+          throw new Error(`${file.path} is gone (this node still has the file it opened there)`);
+        }
+        if (id !== file.id)
+          throw new Error(`${file.path} is not the file this node opened (it was moved or replaced)`);
+      }
+      stateRows ??= connection.prepare(STATE_ROWS);
+      const row = stateRows.get() as { v: unknown; k: unknown } | undefined;
+      if (row === undefined || row.v === null || row.k === null)
+        throw new Error('the state rows are missing');
+    },
     async withoutStall(write) {
       const deadline = Date.now() + BUSY_DEADLINE_MS;
       for (let pause = 1; ; pause = Math.min(2 * pause, 50)) {
@@ -130,6 +158,12 @@ export function openSqlite(path: string): Engine {
     },
     close: () => db.destroy(),
   };
+}
+
+/** Which file is at `path` (device and inode), to tell it from another put there later. */
+function fileId(path: string): string {
+  const { dev, ino } = statSync(path);
+  return `${dev}:${ino}`;
 }
 
 /**

@@ -15,6 +15,7 @@ import * as renderedRecalls from './0005-rendered-recalls.ts';
 import * as keysVersion from './0006-keys-version.ts';
 import * as quotaLeases from './0007-quota-leases.ts';
 import * as keysState from './0008-keys-state.ts';
+import * as sourceRuns from './0009-source-runs.ts';
 
 type EngineMigration = { up(db: Kysely<unknown>, engine: Engine): Promise<void> };
 
@@ -27,6 +28,7 @@ const MIGRATIONS: Record<string, EngineMigration> = {
   '0006-keys-version': keysVersion,
   '0007-quota-leases': quotaLeases,
   '0008-keys-state': keysState,
+  '0009-source-runs': sourceRuns,
 };
 
 export function migrationProvider(engine: Engine): MigrationProvider {
