@@ -77,8 +77,11 @@ export function nextWindow(query: RecordsQuery, page: readonly unknown[], url: s
   return next;
 }
 
-/** Yields each page as served, named `records-0001.json`, … in request order. */
-export async function* fetchRappelConso(ctx: FetchContext): AsyncGenerator<RawPage> {
+/** Yields each page as served, named `records-0001.json`, … in request order; at most `maxPages`. */
+export async function* fetchRappelConso(
+  ctx: FetchContext,
+  maxPages = RAPPELCONSO_MAX_PAGES,
+): AsyncGenerator<RawPage> {
   let pageNo = 0;
   const name = (): string => `records-${String(++pageNo).padStart(4, '0')}.json`;
   const get = async (query: RecordsQuery) => {
@@ -90,8 +93,8 @@ export async function* fetchRappelConso(ctx: FetchContext): AsyncGenerator<RawPa
   let query: RecordsQuery = { from: ctx.since === null ? null : rappelConsoSince(ctx.since), offset: 0 };
   let previous: string | null = null;
   for (;;) {
-    if (pageNo >= RAPPELCONSO_MAX_PAGES) {
-      throw new UpstreamError('too_large', `RappelConso: more than ${RAPPELCONSO_MAX_PAGES} pages`, {
+    if (pageNo >= maxPages) {
+      throw new UpstreamError('too_large', `RappelConso: more than ${maxPages} pages`, {
         url: rappelConsoUrl(ctx.baseUrl, query),
       });
     }

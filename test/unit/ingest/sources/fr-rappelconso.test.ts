@@ -7,6 +7,8 @@ import { UpstreamError } from '../../../../src/ingest/errors.ts';
 import { createUpstreamClient } from '../../../../src/ingest/http-client.ts';
 import type { FetchContext, PageFetcher, RawPage } from '../../../../src/ingest/source.ts';
 import {
+  fetchRappelConso,
+  RAPPELCONSO_MAX_PAGES,
   RAPPELCONSO_OFFSET_CAP,
   RAPPELCONSO_PAGE_LIMIT,
   rappelConsoSince,
@@ -660,6 +662,22 @@ test('more notices of one date than the paging cap allows is too_large, not a si
     (e: unknown) => e instanceof UpstreamError && e.failure === 'too_large',
   );
   await agency.finish();
+});
+
+test('a walk longer than its page bound is too_large', async (t) => {
+  const all = notices(0, 400);
+  const at = (r: Record<string, unknown>) => r.date_publication as string;
+  const agency = await scriptedAgency(t, [
+    [path({ from: null, offset: 0 }), json(page(all.slice(0, 100)))],
+    [path({ from: at(all[99]!), offset: 0 }), json(page(all.slice(99, 199)))],
+  ]);
+  await assert.rejects(
+    collect(fetchRappelConso(ctx(agency.base, null), 2)),
+    (e: unknown) =>
+      e instanceof UpstreamError && e.failure === 'too_large' && /more than 2 pages/.test(e.message),
+  );
+  await agency.finish();
+  assert.equal(RAPPELCONSO_MAX_PAGES, 1_000, 'documented in the readme');
 });
 
 test('describes the feed: meta, licence and attribution', () => {
