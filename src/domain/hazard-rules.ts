@@ -15,6 +15,12 @@ export interface HazardRule {
 /** Allergens named in recall notices (US major allergens, EU/Canada priority allergens, sulfites). */
 const ALLERGEN = String.raw`(?:milk|dairy|lactose|casein(?:ate)?s?|whey|cheese|yogh?urt|colostrum|eggs?|peanuts?|tree[- ]?nuts?|nuts?|almonds?|walnuts?|cashews?|pecans?|hazelnuts?|pistachios?|macadamias?|brazil[- ]nuts?|pine[- ]nuts?|coconuts?|soy(?:a|beans?)?|(?:soy[- ])?lecithin|wheat|gluten|fish|anchov(?:y|ies)|shellfish|crustaceans?|shrimps?|prawns?|crabs?|lobsters?|crayfish|molluscs?|mollusks?|clams?|oysters?|mussels?|scallops?|squid|sesame|sulfites?|sulphites?|sulfur dioxide|sulphur dioxide|(?:meta)?bisulfites?|mustard|celery|lupine?|(?:fd&c )?yellow (?:no\.?|#)? ?5|tartrazine)`;
 
+/** The EU's declarable allergens as French notices name them (RappelConso, lower-case). */
+const ALLERGEN_FR = String.raw`(?:lait|lactose|(?:œ|oe)ufs?|arachides?|cacahu[èe]tes?|fruits? à coques?|noix|amandes?|noisettes?|pistaches?|soja|bl[ée]|gluten|poissons?|crustac[ée]s|mollusques?|s[ée]same|sulfites?|anhydride sulfureux|moutarde|c[ée]leri|lupin)`;
+
+/** A French word boundary: no letter before or after (accented letters are letters). */
+const FR = (body: string): RegExp => new RegExp(String.raw`(?<!\p{L})(?:${body})(?!\p{L})`, 'iu');
+
 /** Active pharmaceutical ingredients found hidden in "supplements", plus the generic wording. */
 const HIDDEN_DRUG = String.raw`(?:\w+afil|sibutramine|phenolphthalein|desmethylsibutramine|fluoxetine|dexamethasone|diclofenac|ibuprofen|steroids?|drugs?|active (?:pharmaceutical )?ingredients?)`;
 
@@ -35,6 +41,13 @@ export const HAZARD_RULES: readonly HazardRule[] = [
       new RegExp(String.raw`\btraces? of ${ALLERGEN}\b`, 'i'),
       new RegExp(String.raw`\b${ALLERGEN}[- ]free\b[^.;]{0,60}\bcontains?\b`, 'i'),
       /\bcross[- ]contact\b/i,
+      // French (RappelConso): "substances allergisantes non déclarées", "sulfites, non mentionnée".
+      FR(String.raw`allerg[èe]nes?|allergisante?s?`),
+      new RegExp(
+        String.raw`(?<!\p{L})${ALLERGEN_FR}(?!\p{L})[^.;]{0,80}?(?<!\p{L})non (?:mentionn|d[ée]clar|indiqu|signal)`,
+        'iu',
+      ),
+      new RegExp(String.raw`(?<!\p{L})traces? d(?:e |['’])${ALLERGEN_FR}(?!\p{L})`, 'iu'),
     ],
   },
   {
@@ -75,6 +88,12 @@ export const HAZARD_RULES: readonly HazardRule[] = [
       /\bspoil(?:age|ed)\b/i,
       /\b(?:swollen|bloated|swelling)\s+(?:cans?|containers?|packages?|pouch(?:es)?|lids?)\b/i,
       /\b(?:TAMC|TYMC)\b/,
+      // French: listéria, salmonelle(s), microbiologique, moisissures, mould toxins (T-2/HT-2, zéaralénone…).
+      FR(String.raw`list[ée]ri\p{L}*|staphylocoq\p{L}*|botuli\p{L}*|h[ée]patite a|levures?|moisissures?`),
+      FR(String.raw`(?:micro)?bact[ée]rio\p{L}*|microbiologi\p{L}*|germes? pathog[èe]nes?`),
+      FR(
+        String.raw`(?:myco|afla|ochra)toxines?|h?t-?2 ?toxines?|toxines? h?t-?2|z[ée]aral[ée]none|patuline|d[ée]?oxynival[ée]nol`,
+      ),
     ],
   },
   {
@@ -91,6 +110,11 @@ export const HAZARD_RULES: readonly HazardRule[] = [
       /\bfilth\b/i,
       /\b(?:insects?|rodents?)\b/i,
       /\bshards?\b/i,
+      // French: "corps étranger", "morceau de verre", "inertes (verre, métal, plastique…)".
+      FR(String.raw`corps [ée]trangers?|inertes? \(`),
+      FR(
+        String.raw`(?:morceaux?|fragments?|[ée]clats?|particules?|copeaux?) (?:\p{L}+ )?d(?:e |['’])(?:verre|m[ée]tal|plastique|bois|caoutchouc|pierres?|os|cailloux?)`,
+      ),
     ],
   },
   {
@@ -120,6 +144,14 @@ export const HAZARD_RULES: readonly HazardRule[] = [
       /\b(?:sodium )?hypochlorite\b|\bhipoclorito\b/i,
       /\bsoluci[oó]n limpiadora\b/i,
       /\b(?:unapproved|non-?approved) (?:substance|ingredient|additive|chemical)s?\b|\bsustancias? no aprobadas?\b/i,
+      // French: "risque chimique", "contaminants chimiques", "intoxication", "toxicité", pesticides.
+      FR(
+        String.raw`(?:risques?|contaminants?|contaminations?) chimiques?|intoxications?|toxicit[ée]|toxiques?`,
+      ),
+      FR(
+        String.raw`benz[èe]ne|plomb|mercure|phtalates?|formald[ée]hyde|chrome vi|acide cyanhydrique|oxyde d['’][ée]thyl[èe]ne`,
+      ),
+      FR(String.raw`pesticides?|phytosanitaires?|substances? (?:non autoris[ée]e?s?|interdites?)`),
     ],
   },
   {
@@ -136,6 +168,7 @@ export const HAZARD_RULES: readonly HazardRule[] = [
       /\bsmou?lder/i,
       /\bthermal runaway\b/i,
       /\bshort[- ]circuit/i,
+      FR(String.raw`incendies?|inflammabl\p{L}*|s['’]enflamm\p{L}*|surchauff\p{L}*|courts?-circuits?`),
     ],
   },
   {
@@ -147,6 +180,7 @@ export const HAZARD_RULES: readonly HazardRule[] = [
       /\brisk of (?:electric(?:al)? )?shock/i,
       /\bshock (?:and|or) (?:fire|burn|electrocution)/i,
       /\b(?:fire|burn)s?,? (?:and|or) (?:electric(?:al)? )?shock/i,
+      FR(String.raw`chocs? [ée]lectriques?|[ée]lectrocution|[ée]lectrisation`),
     ],
   },
   {
@@ -156,11 +190,12 @@ export const HAZARD_RULES: readonly HazardRule[] = [
       /\bscald/i,
       /\bthermal injur/i,
       /\bhot (?:surfaces?|water|liquids?|oil|steam)\b/i,
+      FR(String.raw`br[ûu]lures?`),
     ],
   },
-  { category: 'drowning', patterns: [/\bdrown/i, /\bsubmersion\b/i] },
+  { category: 'drowning', patterns: [/\bdrown/i, /\bsubmersion\b/i, FR('noyades?')] },
   { category: 'suffocation', patterns: [/\bsuffocat/i, /\basphyx/i, /\bsmother/i] },
-  { category: 'strangulation', patterns: [/\bstrangl/i, /\bstrangul/i, /\bentangl/i] },
+  { category: 'strangulation', patterns: [/\bstrangl/i, /\bstrangul/i, /\bentangl/i, FR('[ée]tranglement')] },
   {
     category: 'choking',
     patterns: [
@@ -169,9 +204,16 @@ export const HAZARD_RULES: readonly HazardRule[] = [
       /\bingest(?:ion|ed)?\b/i,
       /\bswallow/i,
       /\baspirat/i,
+      // French: "étouffement" (RappelConso's word for choking on small parts), "petits éléments", "ingérés".
+      FR(
+        String.raw`[ée]touffements?|petits? (?:[ée]l[ée]ments|pi[èe]ces)|ing[ée]r[ée]e?s?|aval[ée]e?s?|avaler`,
+      ),
     ],
   },
-  { category: 'entrapment', patterns: [/\bentrap/i, /\btrapped\b/i] },
+  {
+    category: 'entrapment',
+    patterns: [/\bentrap/i, /\btrapped\b/i, FR(String.raw`empêch\p{L}* (?:\p{L}+ ){0,3}de sortir`)],
+  },
   {
     category: 'fall',
     patterns: [
@@ -183,6 +225,7 @@ export const HAZARD_RULES: readonly HazardRule[] = [
       /\btip(?:s|ping)? over while in use\b/i,
       // ACCC: "Risk of serious injury to a child from a fall if the seat breaks".
       /\bfrom (?:a )?falls?\b/i,
+      FR(String.raw`(?:risques? )?de chutes?|chutes? de l['’]utilisateur`),
     ],
   },
   {
@@ -206,6 +249,10 @@ export const HAZARD_RULES: readonly HazardRule[] = [
       /\broll ?away\b/i,
       /\b(?:reduc\w*|limit\w*)[^.;]{0,30}\bvisibility\b/i,
       /\brear ?view (?:camera|image)/i,
+      // French: "risque d'accident", "perte de contrôle", "freinage", "ceinture de sécurité".
+      FR(
+        String.raw`d['’]accidents?|perte de contr[ôo]le|freinage|(?:fonction|syst[èe]me|colonne|boîtier) de direction|ceintures? de s[ée]curit[ée]`,
+      ),
     ],
   },
   {
@@ -223,6 +270,7 @@ export const HAZARD_RULES: readonly HazardRule[] = [
       /\btip[- ]?over\b/i,
       /\bstruck\b/i,
       /\bcollaps(?:e|es|ed|ing)\b/i,
+      FR('écrasements?|pincements?'),
     ],
   },
   {
@@ -239,6 +287,7 @@ export const HAZARD_RULES: readonly HazardRule[] = [
       /\bneedle[- ]?sticks?\b/i,
       /\bexposed needle/i,
       /\bneedle tip\b[^.;]{0,40}\bexposed\b/i,
+      FR(String.raw`coupures?|lac[ée]rations?|bords? (?:tranchants?|coupants?)`),
     ],
   },
   // "Injury hazard" with no mechanism named: after every named harm ("laceration and injury hazards").
@@ -261,6 +310,11 @@ export const HAZARD_RULES: readonly HazardRule[] = [
       /\bextended (?:expiration|expiry|shelf)/i,
       /\bforeign (?:tablets?|capsules?|pills?)\b/i,
       /\bmay contain (?:units|tablets|capsules|bottles|packages|vials|cartons|cans|pouches) of\b/i,
+      // French: "anomalie d'étiquetage", "étiquetage de danger non conforme", "erreur de date dlc".
+      FR(
+        String.raw`(?:erreurs?|d[ée]fauts?|anomalies?) d['’][ée]tiquetage|[ée]tiquetage (?:\p{L}+ ){0,3}non conformes?`,
+      ),
+      FR(String.raw`erreurs? de (?:date|dlc|ddm|dluo)`),
     ],
   },
   {
@@ -308,6 +362,13 @@ export const HAZARD_RULES: readonly HazardRule[] = [
       /\bcorro(?:de|des|ded|sion)\b/i,
       /\bunder-?fill/i,
       /\bshort[- ]fill/i,
+      // French: "défaut de fabrication", "perte d'étanchéité", "non conforme", "rupture de la chaîne du froid".
+      FR(
+        String.raw`d[ée]fauts? de fabrication|d[ée]fectueu\p{L}*|(?:perte|d[ée]faut)s? d['’][ée]tanch[ée]it[ée]|fuites?`,
+      ),
+      FR(
+        String.raw`non[- ]conform\p{L}*|fissures?|ruptures?|d[ée]faillances?|cha[îi]ne du froid|alt[ée]ration|d[ée]gradation`,
+      ),
     ],
   },
 ];
@@ -345,9 +406,9 @@ const OVERRIDES: readonly { category: HazardCategory; pattern: RegExp }[] = [
   },
 ];
 
-/** Clauses naming the harm: after "posing", "presents", "increasing the risk of" … to the sentence end. */
+/** Clauses naming the harm: after "posing", "presents", "increasing the risk of", "risque de" … to the sentence end. */
 const NAMED_HARM =
-  /\b(?:pos(?:e|es|ing)|present(?:s|ing)?|increas\w* the (?:risk|chance) of|risk of|hazard of|result(?:s|ed|ing)? in)\b([^.;]*)/gi;
+  /\b(?:pos(?:e|es|ing)|present(?:s|ing)?|increas\w* the (?:risk|chance) of|risk of|hazard of|result(?:s|ed|ing)? in|risques? (?=d)|dangers? (?=d))\b([^.;]*)/gi;
 
 function firstMatch(text: string): number {
   for (let i = 0; i < HAZARD_RULES.length; i++) {

@@ -7,6 +7,9 @@ export interface RemedyRule {
   patterns: RegExp[];
 }
 
+/** A French word boundary: no letter before or after (accented letters are letters). */
+const FR = (body: string): RegExp => new RegExp(String.raw`(?<!\p{L})(?:${body})(?!\p{L})`, 'iu');
+
 /** Order matters: a concrete remedy offered (repair, replace, refund) beats the advice to stop using. */
 export const REMEDY_RULES: readonly RemedyRule[] = [
   {
@@ -20,16 +23,27 @@ export const REMEDY_RULES: readonly RemedyRule[] = [
       /\bdealers? will (inspect|replace|repair|install|update|modify|adjust)/i,
       /\brework\b/i,
       /\bremedy kit\b/i,
+      // French (RappelConso): "réparation", "mise à jour du logiciel".
+      FR(String.raw`r[ée]paration|r[ée]parer|mise à jour (?:du )?logiciel`),
     ],
   },
-  { remedy: 'replace', patterns: [/\breplace(ment|d)?\b/i, /\bexchange\b/i] },
-  { remedy: 'refund', patterns: [/\brefund/i, /\bmoney back\b/i, /\breimburse/i, /\bcredit\b/i] },
+  {
+    remedy: 'replace',
+    patterns: [/\breplace(ment|d)?\b/i, /\bexchange\b/i, FR(String.raw`[ée]changes?|remplacements?`)],
+  },
+  {
+    remedy: 'refund',
+    patterns: [/\brefund/i, /\bmoney back\b/i, /\breimburse/i, /\bcredit\b/i, FR(String.raw`rembours\p{L}*`)],
+  },
   {
     remedy: 'dispose',
     patterns: [
       /\b(dispose|disposal|destroy|discard|thrown? (it |them )?(away|out))\b/i,
       /\b(do not|not to) (eat|consume|drink|feed)\b/i,
       /\breturn(ed)? (it |them |the products? )?to the (store|place of purchase|shop)\b/i,
+      // French: "ne plus consommer", "détruire le produit", "rapporter le produit au point de vente".
+      FR(String.raw`ne (?:plus|pas) (?:les? |l['’])?(?:consommer|manger|boire)|d[ée]truire|jeter`),
+      FR(String.raw`rapporter (?:le|les) produits? (?:au|en) (?:point de vente|magasin)`),
     ],
   },
   {
@@ -41,6 +55,7 @@ export const REMEDY_RULES: readonly RemedyRule[] = [
       /\bimmediately (stop|unplug|remove)\b/i,
       /\bpark (it )?outside\b/i,
       /\bdo not drive\b/i,
+      FR(String.raw`ne (?:plus|pas) (?:les? |l['’])?utiliser|cesser d['’]utiliser`),
     ],
   },
 ];

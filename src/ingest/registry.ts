@@ -3,6 +3,7 @@ import type { SourceAdapter } from './source.ts';
 import { auAccc } from './sources/au-accc/index.ts';
 import { caHc } from './sources/ca-hc/index.ts';
 import { euSafetyGate } from './sources/eu-safety-gate/index.ts';
+import { frRappelConso } from './sources/fr-rappelconso/index.ts';
 import { ukFsa } from './sources/uk-fsa/index.ts';
 import { usCpsc } from './sources/us-cpsc/index.ts';
 import { usFdaDevice } from './sources/us-fda-device/index.ts';
@@ -15,6 +16,7 @@ export const SOURCE_ADAPTERS: readonly SourceAdapter[] = [
   auAccc,
   caHc,
   euSafetyGate,
+  frRappelConso,
   ukFsa,
   usCpsc,
   usFdaDevice,

@@ -25,6 +25,8 @@ const SAMPLES = fileURLToPath(new URL('../../samples/', import.meta.url));
 
 const EMAIL = /[\w.+-]+@[\w-]+(\.[\w-]+)+/g;
 const PHONE = /(\+?1[-. ]?)?\(?\b\d{3}\)?[-. ]\d{3}[-. ]\d{4}\b/g;
+/** A French number as RappelConso's `numero_contact` holds it: `0251501313`, `02 51 50 13 13`, `+33 2 51…`. */
+const FRENCH_PHONE = /(?<!\d)(?:\+33 ?|0)[1-9](?:[ .-]?\d{2}){4}(?!\d)/g;
 /**
  * A person's name as FSIS contact fields print it: two to four capitalised words, with initials,
  * hyphens and apostrophes (`Charles O’Neill`, `Nikki Credic-Barrett`, `Marwan Mahaboob Basha`).
@@ -87,6 +89,8 @@ function collectContacts(dir: string, into: Contacts): void {
       for (const m of value.matchAll(EMAIL)) into.emails.add(m[0]);
       if (key === undefined || !/contact/i.test(key)) return;
       for (const m of value.matchAll(PHONE)) into.phones.add(m[0].replace(/^\+?1[-. ]?/, '').trim());
+      for (const m of value.matchAll(FRENCH_PHONE))
+        into.phones.add(m[0].replace(/^\+33 ?/, '0').replace(/[ .-]/g, ''));
       for (const person of peopleIn(key, value, into.firms)) into.names.add(person);
     } else if (Array.isArray(value)) {
       for (const v of value) visit(v, key);
@@ -145,7 +149,7 @@ test('no e-mail, phone number or name from a contact field is stored anywhere', 
         ingested.add(id);
       }
     }
-    for (const id of ['ca-hc', 'eu-safety-gate'])
+    for (const id of ['ca-hc', 'eu-safety-gate', 'fr-rappelconso'])
       assert.ok(ingested.has(id), `${id} ingested from its real records`);
     const mirrors = [...realMirrors, SAMPLES, ...(existsSync(FIXTURES) ? [FIXTURES] : [])];
     for (const from of mirrors.slice(realMirrors.length))
@@ -168,6 +172,12 @@ test('no e-mail, phone number or name from a contact field is stored anywhere', 
     for (const person of ['Ling Li', 'Michael Martinez', 'Meredith Carothers', 'Charles O’Neill'])
       assert.ok(contacts.names.has(person), `${person} is looked for`);
     assert.ok(contacts.firms.size > 0);
+    // RappelConso's `numero_contact` numbers (real ones, and the fixture's fictional 01 99 00 …).
+    assert.ok(contacts.phones.has('0199001234'), "the fixture notice's number is looked for");
+    assert.ok(
+      [...contacts.phones].filter((p) => /^0[1-9]\d{8}$/.test(p) && !p.startsWith('0199')).length >= 20,
+      "the real notices' numbers are looked for",
+    );
     for (const firm of contacts.firms)
       for (const n of contacts.names) assert.ok(!firm.includes(n), `"${n}" is in the firm line "${firm}"`);
     for (const firm of ['Yu Shang', 'Breakfast Burritos', 'North America', 'Salm Partners', 'San Antonio'])
@@ -183,9 +193,11 @@ test('no e-mail, phone number or name from a contact field is stored anywhere', 
     for (const e of contacts.emails) if (corpus.toLowerCase().includes(e.toLowerCase())) leaks.push(e);
     for (const p of contacts.phones) {
       const digits = p.replace(/\D/g, '');
+      const french = /^0[1-9]\d{8}$/.test(digits);
       if (
         corpus.includes(p) ||
-        digitsOnly.includes(` ${digits.slice(0, 3)} ${digits.slice(3, 6)} ${digits.slice(6)} `)
+        digitsOnly.includes(` ${digits.slice(0, 3)} ${digits.slice(3, 6)} ${digits.slice(6)} `) ||
+        (french && digitsOnly.includes(` ${digits.replace(/(\d{2})(?=\d)/g, '$1 ')} `))
       )
         leaks.push(p);
     }

@@ -51,6 +51,7 @@ const EMPTY_PAGES: Record<string, { type: string; body: string | Buffer }> = {
   'us-cpsc': { type: 'application/json', body: '[]' },
   'us-fsis': { type: 'application/json', body: '[]' },
   'ca-hc': { type: 'application/json', body: '[]' },
+  'fr-rappelconso': { type: 'application/json', body: JSON.stringify({ total_count: 0, results: [] }) },
   'eu-safety-gate': {
     type: 'application/json',
     body: JSON.stringify({ content: [], totalPages: 0, totalElements: 0, number: 0, last: true }),

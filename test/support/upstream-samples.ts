@@ -2,6 +2,7 @@
  * The real agency records in ../shared/upstream-samples, ingested into a test service through the real
  * pipeline (`recalls ingest --from`); suites that need them skip with a message when the folder is absent.
  */
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { createArchive } from '../../src/ingest/archive.ts';
 import { createUpstreamClient } from '../../src/ingest/http-client.ts';
@@ -18,6 +19,17 @@ export const upstreamSamplesSkip: string | false =
   UPSTREAM_SAMPLES === undefined && !sharedRequired()
     ? 'no ../shared/upstream-samples beside this checkout'
     : false;
+
+/**
+ * The mirror folder holding a source's real records: `upstream-samples/` itself, or its
+ * `_incoming/` while the source's records are kept apart there; undefined when neither has it.
+ */
+export function upstreamMirrorOf(sourceId: string): string | undefined {
+  if (UPSTREAM_SAMPLES === undefined) return undefined;
+  return [UPSTREAM_SAMPLES, join(UPSTREAM_SAMPLES, '_incoming')].find((dir) =>
+    existsSync(join(dir, sourceId)),
+  );
+}
 
 /** Ingests every real record into the service's store. */
 export async function ingestUpstreamSamples(s: TestService): Promise<IngestResult> {

@@ -221,6 +221,29 @@ const CASES: [string, HazardCategory][] = [
   ['Test results may fall outside specification before expiry.', 'quality_defect'],
   ['Customer complaints of anaphylactic shock after use.', 'other'],
   ['Frozen shellfish recalled; product held under insanitary conditions.', 'microbial_contamination'],
+  // French (RappelConso), written after real notices' wording:
+  ['présence de listéria monocytogenes', 'microbial_contamination'],
+  ['détection de salmonelle suite à analyse', 'microbial_contamination'],
+  ['taux de t-2 toxine et ht-2 toxine supérieures à la valeur réglementaire', 'microbial_contamination'],
+  ["présence de sulfites, non mentionnée sur l'étiquetage", 'undeclared_allergen'],
+  ["présence d'un corps étranger dans le produit", 'foreign_matter'],
+  ['morceau de verre retrouvé dans une verrine', 'foreign_matter'],
+  ['présence de benzène dans des seuils élevés', 'chemical'],
+  ["un court-circuit interne peut entraîner un événement thermique. il y a un risque d'incendie.", 'fire'],
+  ["l'utilisateur pourrait recevoir un choc électrique", 'electrical_shock'],
+  ["petits éléments, risque d'étouffement", 'choking'],
+  [
+    "ce défaut peut entraîner la rupture de la jonction, engendrant un risque de chute pour l'utilisateur.",
+    'fall',
+  ],
+  // the clause after "risque d'" beats an earlier word ("aspiration" is no choking here)
+  [
+    "un tuyau d'aspiration mal acheminé pourrait réduire l'efficacité du freinage et augmenter le risque d'accident.",
+    'vehicle_crash',
+  ],
+  ['pourrait empêcher les occupants de sortir du véhicule', 'entrapment'],
+  ['erreur de date dlc affichée au 30/07 au lieu de 30/06', 'mislabelling'],
+  ["il existe un risque de perte d'étanchéité au niveau du couvercle", 'quality_defect'],
 ];
 
 for (const [text, category] of CASES) {

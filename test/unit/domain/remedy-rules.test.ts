@@ -22,6 +22,15 @@ test('maps agency remedy wording to the canonical remedies', () => {
       'dispose',
     ],
     ['Withdrawal of the product from the market', 'other'],
+    // French (RappelConso)
+    [['remboursement', 'ne plus consommer'], 'refund'],
+    [['remboursement|echange'], 'replace'],
+    ['Échange en magasin', 'replace'],
+    ['réparation', 'repair'],
+    ['ne plus consommer | rapporter le produit au point de vente', 'dispose'],
+    ['détruire le produit', 'dispose'],
+    ['ne plus utiliser le produit', 'stop_use'],
+    ['contacter le service consommateur', 'other'],
   ];
   for (const [text, expected] of cases) assert.equal(classifyRemedy(text), expected, JSON.stringify(text));
 });

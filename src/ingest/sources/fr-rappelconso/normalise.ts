@@ -1,0 +1,241 @@
+/** One RappelConso notice → one RecallDraft. Pure; the tables are exported for the readme and tests. */
+import { isCalendarDate } from '../../../domain/dates.ts';
+import { HAZARD_RULES, classifyHazard } from '../../../domain/hazard-rules.ts';
+import { maskEmails } from '../../../domain/personal-data.ts';
+import type { Identifier, RecallDraft } from '../../../domain/recall.ts';
+import { classifyRemedy } from '../../../domain/remedy-rules.ts';
+import type { HazardCategory, Remedy } from '../../../domain/taxonomy.ts';
+import { codeFieldIdentifiers } from '../../extract/field-codes.ts';
+import { mergeIdentifiers } from '../../extract/labelled-identifiers.ts';
+import { clipAtWord } from '../../extract/titles.ts';
+import { identificationIdentifiers } from './identification.ts';
+import type { RappelConsoRecord } from './schema.ts';
+
+const TITLE_MAX = 120;
+
+/**
+ * `risques_encourus` items (the agency's own list) → category; first match wins. Items naming no
+ * harm of their own (`blessures`, a manufacturing defect, `autre risque`) are weak: the reason
+ * for the recall decides when it names one.
+ */
+export const RISK_CATEGORIES: readonly { pattern: RegExp; category: HazardCategory; weak?: true }[] = [
+  {
+    pattern: /^(?:listeria|salmonell|escherichia|bacillus|campylobacter|staphylo|clostridium)/,
+    category: 'microbial_contamination',
+  },
+  { pattern: /^(?:substances? allergisantes?|allerg)/, category: 'undeclared_allergen' },
+  { pattern: /^inertes?\b/, category: 'foreign_matter' },
+  {
+    pattern:
+      /^(?:autres? contaminants? chimiques?|risque chimique|produits phytosanitaires|d[ée]passement des limites)/,
+    category: 'chemical',
+  },
+  { pattern: /^anomalies? d['’][ée]tiquetage/, category: 'mislabelling' },
+  { pattern: /^incendie/, category: 'fire' },
+  { pattern: /^choc [ée]lectrique/, category: 'electrical_shock' },
+  { pattern: /^br[ûu]lure/, category: 'burn' },
+  { pattern: /^[ée]touffement/, category: 'choking' },
+  { pattern: /^asphyxie/, category: 'suffocation' },
+  { pattern: /^[ée]tranglement/, category: 'strangulation' },
+  { pattern: /^noyade/, category: 'drowning' },
+  { pattern: /^chute/, category: 'fall' },
+  { pattern: /^(?:blessures?|dommages? à la vue)/, category: 'injury', weak: true },
+  {
+    pattern: /^(?:d[ée]faut de fabrication|modifications organoleptiques)/,
+    category: 'quality_defect',
+    weak: true,
+  },
+  { pattern: /^autres? risques?$/, category: 'other', weak: true },
+];
+
+/** Categories naming a cause or no harm in particular: a named harm wins over them. */
+const NO_HARM: ReadonlySet<HazardCategory> = new Set(['injury', 'quality_defect', 'mislabelling', 'other']);
+
+/** Brands that are no brand. */
+const NO_BRAND =
+  /^(?:sans marques?(?: \(.*\))?|diverses marques|marques diverses|fabriqu[ée] sur place|non concern[ée]|aucune|inconnue?|-+)$/;
+
+/** Text as served, spaces collapsed; null when empty. */
+function text(value: string | null | undefined): string | null {
+  const t = (value ?? '').replace(/\s+/g, ' ').trim();
+  return t === '' ? null : t;
+}
+
+/** A `|`-separated list, items trimmed, empty ones left out. */
+export function listItems(value: string | null | undefined): string[] {
+  return (value ?? '')
+    .split('|')
+    .map((s) => s.replace(/\s+/g, ' ').trim())
+    .filter((s) => s !== '');
+}
+
+/** `|` lists as `a, b`; `¤` items as `a; b`. */
+function readable(value: string | null | undefined): string | null {
+  const items = listItems(value).map((s) =>
+    s
+      .split('¤')
+      .map((p) => p.trim())
+      .filter((p) => p !== '')
+      .join('; '),
+  );
+  return text(items.filter((s) => s !== '').join(', '));
+}
+
+/** A category's place in the shared hazard table, `other` last. */
+function precedence(category: HazardCategory): number {
+  const i = HAZARD_RULES.findIndex((r) => r.category === category);
+  return i === -1 ? HAZARD_RULES.length : i;
+}
+
+function mostSpecific(categories: readonly HazardCategory[]): HazardCategory | undefined {
+  return [...categories].sort((a, b) => precedence(a) - precedence(b))[0];
+}
+
+/** The categories of the agency's `risques_encourus` items: those naming a harm, and the weak ones. */
+export function riskCategories(risks: string | null | undefined): {
+  strong: HazardCategory[];
+  weak: HazardCategory[];
+} {
+  const strong: HazardCategory[] = [];
+  const weak: HazardCategory[] = [];
+  for (const item of listItems(risks).map((s) => s.toLowerCase())) {
+    const rule = RISK_CATEGORIES.find((r) => r.pattern.test(item));
+    if (rule !== undefined) (rule.weak ? weak : strong).push(rule.category);
+    else {
+      const category = classifyHazard(item) ?? 'other';
+      (NO_HARM.has(category) ? weak : strong).push(category);
+    }
+  }
+  return { strong, weak };
+}
+
+/**
+ * In order: the reason for the recall when it names a harm (a foreign body beats the list's
+ * `étouffement`, a crash risk its `blessures`); the most specific harm of the agency's list; its
+ * weak items (`blessures` before a defect); the reason's cause (a defect, a label error); `other`
+ * when there is any text, else null.
+ */
+export function rappelConsoHazard(
+  risks: string | null | undefined,
+  reason: string | null,
+): HazardCategory | null {
+  const fromReason = classifyHazard(reason);
+  if (fromReason !== null && !NO_HARM.has(fromReason)) return fromReason;
+  const { strong, weak } = riskCategories(risks);
+  return (
+    mostSpecific(strong) ??
+    mostSpecific(weak.filter((c) => c !== 'other')) ??
+    (fromReason !== null && fromReason !== 'other' ? fromReason : undefined) ??
+    (fromReason !== null || strong.length + weak.length > 0 ? 'other' : null)
+  );
+}
+
+/** The compensation offered, else what consumers are told to do (shared table, French wording). */
+export function rappelConsoRemedy(compensation: string | null, conduct: string | null): Remedy {
+  return classifyRemedy([listItems(compensation).join(' \n '), listItems(conduct).join(' \n ')]);
+}
+
+/** `date_publication` (ISO date-time with offset) as its `YYYY-MM-DD`, or null. */
+export function rappelConsoDate(value: string | null | undefined): string | null {
+  const day = (value ?? '').trim().slice(0, 10);
+  return isCalendarDate(day) ? day : null;
+}
+
+/** The Safety Gate case number of a re-published notice (`sr/01783/26` → `SR/01783/26`), else null. */
+export function safetyGateReference(numeroFiche: string): string | null {
+  const id = numeroFiche.trim();
+  return /^[a-z]{1,3}\d*\/\d{3,6}\/\d{2}$/i.test(id) ? id.toUpperCase() : null;
+}
+
+function brandOf(value: string | null | undefined): string | null {
+  const brand = text(value);
+  return brand === null || NO_BRAND.test(brand.toLowerCase()) ? null : brand;
+}
+
+/** "brand libellé" (brand left out when the label carries it), cut at a word to 120 characters. */
+function title(brand: string | null, label: string | null): string | null {
+  const base = label ?? brand;
+  if (base === null) return null;
+  const t =
+    brand !== null && label !== null && !label.toLowerCase().includes(brand.toLowerCase())
+      ? `${brand} ${label}`
+      : base;
+  return t.length <= TITLE_MAX ? t : clipAtWord(t, TITLE_MAX).replace(/[\s,;:.-]+$/, '');
+}
+
+/** A reference label opening a `modeles_ou_references` item (`référence 2687023`, `réf 181`). */
+const REFERENCE_LABEL = /^r[ée]f(?:[ée]rence)?s?\.?\s*(?::\s*)?(?=\S*\d)/i;
+
+/**
+ * Models from `modeles_ou_references` (`¤` separates items) by the shared code-field rules, a
+ * leading French reference label removed. An `exact` model is one token (`znf001`, `2687023`):
+ * the field mostly holds product names, and a name with a pack size (`haricots rouge 265g`,
+ * `x6 330g`) passes the code-field shape.
+ */
+export function modelIdentifiers(value: string | null | undefined): {
+  identifiers: Identifier[];
+  values: string[];
+} {
+  const items = (value ?? '')
+    .split('¤')
+    .map((s) => s.trim().replace(REFERENCE_LABEL, ''))
+    .filter((s) => s !== '' && !/^non concern[ée]$/i.test(s));
+  if (items.length === 0) return { identifiers: [], values: [] };
+  const { identifiers, values } = codeFieldIdentifiers(items.join('\n'), 'model');
+  return {
+    identifiers: identifiers.filter((i) => i.confidence !== 'exact' || !/\s/.test(i.value.trim())),
+    values,
+  };
+}
+
+function summary(r: RappelConsoRecord, reference: string | null): string | null {
+  const lines = (
+    [
+      ['Notification Safety Gate', reference],
+      ['Motif du rappel', readable(r.motif_rappel)],
+      ['Risques encourus', readable(r.risques_encourus)],
+      ['Précisions sur le risque', readable(r.description_complementaire_risque)],
+      ['Conduites à tenir', readable(r.conduites_a_tenir_par_le_consommateur)],
+      ['Compensation', readable(r.modalites_de_compensation)],
+    ] as const
+  ).flatMap(([name, value]) => (value === null ? [] : [`${name} : ${value}`]));
+  return lines.length === 0 ? null : maskEmails(lines.join('\n'));
+}
+
+/** Maps one notice to a recall draft; `numero_contact` and the distributors are never read. */
+export function normaliseRappelConso(r: RappelConsoRecord): RecallDraft {
+  const recordId = r.numero_fiche.trim();
+  const reference = safetyGateReference(recordId);
+  const brand = brandOf(r.marque_produit);
+  const models = modelIdentifiers(r.modeles_ou_references);
+  const reason = text(
+    [r.motif_rappel, r.description_complementaire_risque]
+      .map((t) => (t ?? '').replace(/¤/g, '; '))
+      .join('\n'),
+  );
+  const published = rappelConsoDate(r.date_publication);
+  const url = text(r.lien_vers_la_fiche_rappel);
+  return {
+    recordId,
+    title: title(brand, text(r.libelle)),
+    summary: summary(r, reference),
+    hazard: { category: rappelConsoHazard(r.risques_encourus, reason), text: readable(r.risques_encourus) },
+    product: {
+      category: text(r.categorie_produit),
+      brands: brand === null ? [] : [brand],
+      models: models.values,
+    },
+    // RappelConso grades no risk; the legal nature (voluntary or ordered) is kept as published.
+    severity: 'unknown',
+    source_classification: text(r.nature_juridique_rappel),
+    remedy: rappelConsoRemedy(
+      text(r.modalites_de_compensation),
+      text(r.conduites_a_tenir_par_le_consommateur),
+    ),
+    recall_date: published,
+    published_date: published,
+    countries: ['FR'],
+    url: url !== null && /^https?:\/\//i.test(url) ? url : null,
+    identifiers: mergeIdentifiers(identificationIdentifiers(r.identification_produits), models.identifiers),
+  };
+}
