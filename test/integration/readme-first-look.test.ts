@@ -183,11 +183,7 @@ describe(
 
       const demoCommands = commandsOf(blocks.get('demo')!);
       assert.equal(demoCommands.length, 1, 'the demo block is one command');
-      demo = startShell(
-        demoCommands[0]!.replace(/^npx recalls demo/, `$& --port ${demoPort}`),
-        dir,
-        shellEnv,
-      );
+      demo = startShell(demoCommands[0]!.replace(/ demo(?= |$)/, `$& --port ${demoPort}`), dir, shellEnv);
       await until(
         () => demo!.output().includes('Serving on'),
         () => `the demo to serve; its output: ${demo!.output()}`,
@@ -257,7 +253,7 @@ describe(
     test('the catalogue walkthrough checks examples/catalogue.csv, lists its matches and verifies the run', () => {
       assert.deepEqual(
         walkthrough.map((r) => r.command.split(' ').slice(0, 2).join(' ')),
-        ['npx recalls', 'cat runs/today/matches.csv', 'npx recalls'],
+        ['node bin/recalls.js', 'cat runs/today/matches.csv', 'node bin/recalls.js'],
       );
       for (const ran of walkthrough) expectSuccess(ran);
       const [check, matches, verify] = walkthrough as [Ran, Ran, Ran];
