@@ -13,6 +13,7 @@ import { DEMO_PORT, demoPort, runDemo } from './demo.ts';
 import { registerCatalogueCommands } from './catalogue-commands.ts';
 import { EXIT } from './exit-codes.ts';
 import { describeOutcome, formatQualityReport } from './report.ts';
+import { MigrationError } from '../store/database.ts';
 import { ingestDeps, openRuntime } from './runtime.ts';
 import { serveApi } from './serve.ts';
 
@@ -243,6 +244,15 @@ export async function main(argv: string[]): Promise<void> {
     // Help and --version exit 0; every other commander error is a usage error.
     if (typeof e.code === 'string' && e.code.startsWith('commander.')) {
       process.exitCode = e.exitCode === 0 ? 0 : EXIT.usage;
+      return;
+    }
+    if (error instanceof MigrationError) {
+      // One line, not a stack: the database refused or could not be reached (cause's message says which).
+      const cause = error.cause instanceof Error ? error.cause.message : undefined;
+      process.stderr.write(
+        `error: ${error.message}${cause === undefined || error.message.includes('newer release') ? '' : `: ${cause}`}\n`,
+      );
+      process.exitCode = EXIT.failed;
       return;
     }
     if (error instanceof ConfigError) {
