@@ -34,7 +34,10 @@ export function demoPort(value: string): number {
  * Loads the samples, serves them and prints the key and the address. Resolves once serving (the
  * process then runs until SIGINT or SIGTERM) with 0, or with an exit status when it could not start.
  */
-export async function runDemo(options: { port: number }, env: NodeJS.ProcessEnv = process.env): Promise<number> {
+export async function runDemo(
+  options: { port: number },
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<number> {
   const rt = await openRuntime(
     {},
     {
@@ -53,7 +56,9 @@ export async function runDemo(options: { port: number }, env: NodeJS.ProcessEnv 
     // A mirror is read whole on every run: records already there are counted as unchanged.
     const result = await runIngest(ingestDeps(rt), { from: SAMPLES });
     if (result.status === 'locked') {
-      process.stderr.write(`Another ingest of the demo database is running (held by ${result.holder}); try again.\n`);
+      process.stderr.write(
+        `Another ingest of the demo database is running (held by ${result.holder}); try again.\n`,
+      );
       await rt.store.close();
       return 75;
     }
