@@ -1,29 +1,21 @@
 /**
- * The `recalls` command: serve, ingest, report, keys, migrate, backup, and check/verify/diff of a catalogue. Each command opens what it needs from
+ * The `recalls` command: serve, demo, ingest, report, keys, migrate, backup, and check/verify/diff of a catalogue. Each command opens what it needs from
  * the environment and closes it when done.
  */
-import { spawn } from 'node:child_process';
 import { readFileSync, statSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import { Argument, Command, InvalidArgumentError, Option } from 'commander';
 import cliProgress from 'cli-progress';
 import { PLAN_IDS, ConfigError } from '../config.ts';
-import { createMemoryBurstLimiter } from '../http/gates/burst-limiter.ts';
-import { createRedisBurstLimiter, REDIS_RETRY_MS } from '../http/gates/burst-redis.ts';
-import { buildAdminServer } from '../http/admin/admin-server.ts';
-import { NodeMetrics } from '../http/admin/metrics.ts';
-import { buildApp } from '../http/app.ts';
-import { runIngest, type ProgressEvent, type SourceOutcome } from '../ingest/pipeline.ts';
-import { SOURCE_ADAPTERS, SOURCE_IDS } from '../ingest/registry.ts';
-import { startDailySchedule } from '../ingest/scheduler.ts';
+import { runIngest, type ProgressEvent } from '../ingest/pipeline.ts';
+import { SOURCE_IDS } from '../ingest/registry.ts';
 import { BACKUP_HELP, runBackupCommand } from './backup.ts';
+import { DEMO_PORT, demoPort, runDemo } from './demo.ts';
 import { registerCatalogueCommands } from './catalogue-commands.ts';
-import { relayChildOutput } from './child-log.ts';
 import { EXIT } from './exit-codes.ts';
-import { formatQualityReport } from './report.ts';
+import { describeOutcome, formatQualityReport } from './report.ts';
+import { MigrationError } from '../store/database.ts';
 import { ingestDeps, openRuntime } from './runtime.ts';
-
-const BIN = fileURLToPath(new URL('../../bin/recalls.js', import.meta.url));
+import { serveApi } from './serve.ts';
 
 /** The package's version: package.json is two folders up from src/cli and dist/cli alike. */
 function packageVersion(): string {
@@ -50,82 +42,6 @@ function folder(value: string): string {
   return value;
 }
 
-function describe(outcome: SourceOutcome): string {
-  if (outcome.status === 'ok') {
-    const setAside = outcome.setAside ? `; ${outcome.setAside} set aside (see recalls report)` : '';
-    return `${outcome.sourceId}: ok, ${outcome.records} records from ${outcome.pages} page(s): ${outcome.inserted} new, ${outcome.amended} amended, ${outcome.unchanged} unchanged${setAside}`;
-  }
-  return `${outcome.sourceId}: ${outcome.status}${outcome.reason === undefined ? '' : `: ${outcome.reason}`}`;
-}
-
-async function serve(): Promise<void> {
-  const rt = await openRuntime({ logTo: 'stdout' });
-  const burstLimiter =
-    rt.config.redisUrl === null
-      ? createMemoryBurstLimiter()
-      : createRedisBurstLimiter(rt.config.redisUrl, {
-          onOutage: (err) =>
-            rt.logger.warn(
-              { err: { message: (err as Error).message } },
-              `burst limiter: Redis unavailable, counting bursts in this node's memory (Redis tried again every ${REDIS_RETRY_MS / 1000} s)`,
-            ),
-          onRecovery: () => rt.logger.info('burst limiter: Redis answers again, bursts counted there'),
-        });
-  const sources = SOURCE_ADAPTERS.map((a) => a.meta);
-  const { admin: adminAt } = rt.config;
-  const metrics =
-    adminAt === null ? undefined : new NodeMetrics({ caches: rt.store.caches, store: rt.store, sources });
-  const app = await buildApp({
-    store: rt.store,
-    config: rt.config,
-    sources,
-    burstLimiter,
-    logger: { level: rt.config.logLevel },
-    metrics,
-  });
-  await app.listen({ port: rt.config.port, host: rt.config.host });
-  const admin = metrics === undefined ? undefined : await buildAdminServer({ store: rt.store, metrics });
-  if (admin !== undefined && adminAt !== null) {
-    const address = await admin.listen({ port: adminAt.port, host: adminAt.host });
-    rt.logger.info({ address }, `admin listener (metrics, probes) at ${address}`);
-  }
-  const schedule =
-    rt.config.ingest.schedule === 'daily'
-      ? startDailySchedule({
-          hourUtc: rt.config.ingest.hourUtc,
-          // In a child process, so that parsing and the write transaction never stall requests.
-          run: () =>
-            new Promise<void>((resolve) => {
-              const child = spawn(process.execPath, [BIN, 'ingest'], {
-                stdio: ['ignore', 'pipe', 'pipe'],
-                env: process.env,
-              });
-              const mark = { child: 'ingest', childPid: child.pid };
-              relayChildOutput(rt.logger, child.stdout, { ...mark, stream: 'stdout' });
-              relayChildOutput(rt.logger, child.stderr, { ...mark, stream: 'stderr' });
-              child.on('close', (code) => {
-                rt.logger.info({ code }, 'scheduled ingest finished');
-                resolve();
-              });
-            }),
-        })
-      : undefined;
-  let closing = false;
-  const shutdown = async (signal: string) => {
-    if (closing) return;
-    closing = true;
-    rt.logger.info({ signal }, 'shutting down: finishing in-flight requests');
-    schedule?.stop();
-    await app.close();
-    await admin?.close();
-    await burstLimiter.close();
-    await rt.store.close();
-    process.exit(0);
-  };
-  process.on('SIGTERM', () => void shutdown('SIGTERM'));
-  process.on('SIGINT', () => void shutdown('SIGINT'));
-}
-
 async function ingest(options: { from?: string; source?: string[]; force?: boolean }): Promise<number> {
   const rt = await openRuntime();
   const tty = process.stderr.isTTY === true;
@@ -146,7 +62,7 @@ async function ingest(options: { from?: string; source?: string[]; force?: boole
     else {
       bar?.update(1);
       bar?.stop();
-      process.stdout.write(`${describe(e.outcome)}\n`);
+      process.stdout.write(`${describeOutcome(e.outcome)}\n`);
     }
   };
   try {
@@ -191,7 +107,19 @@ export async function main(argv: string[]): Promise<void> {
   program
     .command('serve')
     .description('Run the HTTP API (and the daily ingest unless RECALLS_INGEST_SCHEDULE=off)')
-    .action(serve);
+    .action(async () => {
+      await serveApi(await openRuntime({ logTo: 'stdout' }));
+    });
+
+  program
+    .command('demo')
+    .description(
+      'Serve the fictional sample records from a database of their own (./data/demo.db), with a key in ./data/demo.key',
+    )
+    .option('--port <port>', 'the port on 127.0.0.1 (0: any free one)', demoPort, DEMO_PORT)
+    .action(async (options: { port: number }) => {
+      process.exitCode = await runDemo(options);
+    });
 
   program
     .command('ingest')
@@ -316,6 +244,15 @@ export async function main(argv: string[]): Promise<void> {
     // Help and --version exit 0; every other commander error is a usage error.
     if (typeof e.code === 'string' && e.code.startsWith('commander.')) {
       process.exitCode = e.exitCode === 0 ? 0 : EXIT.usage;
+      return;
+    }
+    if (error instanceof MigrationError) {
+      // One line, not a stack: the database refused or could not be reached (cause's message says which).
+      const cause = error.cause instanceof Error ? error.cause.message : undefined;
+      process.stderr.write(
+        `error: ${error.message}${cause === undefined || error.message.includes('newer release') ? '' : `: ${cause}`}\n`,
+      );
+      process.exitCode = EXIT.failed;
       return;
     }
     if (error instanceof ConfigError) {

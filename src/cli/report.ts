@@ -1,9 +1,10 @@
-/** Formats the data-quality report for a terminal or a note. */
+/** Formats the data-quality report, and an ingest's outcome per source, for a terminal or a note. */
 import {
   describeScore,
   EXTRACTION_MEASURED_ON,
   VALIDATION_SCORES,
 } from '../ingest/extract/extraction-scores.ts';
+import type { SourceOutcome } from '../ingest/pipeline.ts';
 import type { SourceQuality } from '../store/report-store.ts';
 
 function pct(n: number, of: number): string {
@@ -51,4 +52,13 @@ export function formatQualityReport(rows: SourceQuality[]): string {
     lines.push('');
   }
   return `${lines.join('\n')}`;
+}
+
+/** One line of `recalls ingest` per source: what the run did with it. */
+export function describeOutcome(outcome: SourceOutcome): string {
+  if (outcome.status === 'ok') {
+    const setAside = outcome.setAside ? `; ${outcome.setAside} set aside (see recalls report)` : '';
+    return `${outcome.sourceId}: ok, ${outcome.records} records from ${outcome.pages} page(s): ${outcome.inserted} new, ${outcome.amended} amended, ${outcome.unchanged} unchanged${setAside}`;
+  }
+  return `${outcome.sourceId}: ${outcome.status}${outcome.reason === undefined ? '' : `: ${outcome.reason}`}`;
 }

@@ -80,11 +80,22 @@ async function readiness(engine: Engine): Promise<Readiness> {
   }
 }
 
-/** Applies every pending migration. */
+/**
+ * Applies every pending migration. A database that has a migration this release does not know was
+ * migrated by a newer release: refused, saying so (Kysely calls it corrupted).
+ */
 export async function migrate(engine: Engine): Promise<string[]> {
   const migrator = new Migrator({ db: engine.db, provider: migrationProvider(engine) });
   const { error, results } = await migrator.migrateToLatest();
-  if (error !== undefined) throw new MigrationError('database migration failed', { cause: error });
+  if (error !== undefined) {
+    const newer = /previously executed migration (.+) is missing/.exec((error as Error).message)?.[1];
+    if (newer !== undefined)
+      throw new MigrationError(
+        `the database was migrated by a newer release (migration ${newer} is not in this one): run that release, or restore the backup made before the upgrade`,
+        { cause: error },
+      );
+    throw new MigrationError('database migration failed', { cause: error });
+  }
   return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
 }
 

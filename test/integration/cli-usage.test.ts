@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join, relative, resolve } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { listeningUrl, ROOT, startCli, type CliResult } from '../support/cli.ts';
+import { SQLite } from '../../src/store/engines/sqlite-driver.ts';
 import { createTestDatabase, TEST_ENGINE, type TestDatabase } from '../support/database.ts';
 
 let dir: string;
@@ -190,5 +191,30 @@ describe('the database a command opened', () => {
       serve.child.kill('SIGTERM');
       await serve.done;
     }
+  });
+});
+
+describe('a database the command cannot migrate', () => {
+  test('one migrated by a newer release is refused with one line saying so, status 1', async () => {
+    const file = join(dir, 'newer.db');
+    const sqliteEnv = { DATABASE_URL: `sqlite:${file}` };
+    assert.equal((await run(['migrate'], sqliteEnv)).code, 0);
+    const raw = new SQLite(file);
+    raw
+      .prepare('INSERT INTO kysely_migration (name, timestamp) VALUES (?, ?)')
+      .run('9999-from-a-newer-release', new Date().toISOString());
+    raw.close();
+    const r = await run(['migrate'], sqliteEnv);
+    assert.equal(r.code, 1, r.stderr);
+    assert.equal(
+      r.stderr,
+      'error: the database was migrated by a newer release (migration 9999-from-a-newer-release is not in this one): run that release, or restore the backup made before the upgrade\n',
+    );
+  });
+
+  test('an unreachable PostgreSQL is one line naming the cause, status 1', async () => {
+    const r = await run(['migrate'], { DATABASE_URL: 'postgres://recalls@127.0.0.1:1/recalls' });
+    assert.equal(r.code, 1, r.stderr);
+    assert.equal(r.stderr, 'error: database migration failed: connect ECONNREFUSED 127.0.0.1:1\n');
   });
 });

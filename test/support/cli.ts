@@ -13,13 +13,14 @@ export interface CliResult {
   stderr: string;
 }
 
-/** Starts `recalls <args>` with the given environment added; the caller waits or kills. */
+/** Starts `recalls <args>` with the given environment added (in the checkout, or `cwd`); the caller waits or kills. */
 export function startCli(
   args: string[],
   env: Record<string, string>,
+  options: { cwd?: string } = {},
 ): { child: ChildProcess; done: Promise<CliResult>; output(): string } {
   const child = spawn(process.execPath, [BIN, ...args], {
-    cwd: ROOT,
+    cwd: options.cwd ?? ROOT,
     env: { ...process.env, LOG_LEVEL: 'warn', RECALLS_INGEST_SCHEDULE: 'off', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -33,8 +34,12 @@ export function startCli(
   return { child, done, output: () => stdout };
 }
 
-export function runCli(args: string[], env: Record<string, string>): Promise<CliResult> {
-  return startCli(args, env).done;
+export function runCli(
+  args: string[],
+  env: Record<string, string>,
+  options: { cwd?: string } = {},
+): Promise<CliResult> {
+  return startCli(args, env, options).done;
 }
 
 /** Waits for `serve` to log its address and returns it; fails after `timeoutMs` with the output so far. */
