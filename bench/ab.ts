@@ -1,14 +1,16 @@
 /**
- * `npm run bench:ab -- OLD NEW [--corpus 200k] [--rounds 3] [--ingest]`: the old and the new commit
- * served alternately on one machine in one run, each on its own copy of the same synthetic SQLite
- * corpus, in the default configuration (`recalls serve`, every plan metered, the default log level).
- * Each ref is checked out in a worktree under $TMPDIR/recalls-ab/ (`.` is this working tree, edits
- * included); each builds its corpus with its own generator, so a schema change between the two is no
- * obstacle; each is compiled (`npm run build`) and served from dist/. Every round measures every row on both, in alternating order, with a fresh key per row
- * and node. Prints, per row, the server's CPU time per request and req/s for each round, the means,
- * and the spread (the largest difference between two rounds of one commit); a difference within the
- * spread is no difference. With `--ingest`, the ingest benchmark (`bench/ingest.ts`, an openFDA mirror)
- * runs alternately too.
+ * `npm run bench:ab -- OLD NEW [--corpus 200k] [--rounds 3] [--rows a,b] [--ingest]`: the old and the
+ * new commit served alternately on one machine in one run, each on its own copy of the same synthetic
+ * SQLite corpus, in the default configuration (`recalls serve`, every plan metered, the default log
+ * level). Each ref is checked out in a worktree under $TMPDIR/recalls-ab/ (`.` is this working tree,
+ * edits included); each builds its corpus with its own generator, so a schema change between the two
+ * is no obstacle; each is compiled (`npm run build`) and served from dist/. Every round measures every
+ * row on both, back to back in alternating order, with a fresh key per row and node. Prints, per row,
+ * the server's CPU time per request and req/s for each round, the means, the spread (the largest
+ * difference between two rounds of one commit) and each round's difference (free of the drift between
+ * rounds); a mean difference within the spread is no difference unless every round agrees on its sign.
+ * `--rows` keeps the rows whose names contain one of the words; `--ingest` also runs the ingest
+ * benchmark (`bench/ingest.ts`, an openFDA mirror) of each alternately.
  */
 import { execFileSync, spawnSync } from 'node:child_process';
 import { closeSync, existsSync, openSync, readFileSync, readSync } from 'node:fs';
@@ -42,6 +44,7 @@ const { values, positionals } = parseArgs({
     warmup: { type: 'string', default: '2' },
     connections: { type: 'string', default: '10' },
     ingest: { type: 'boolean', default: false },
+    rows: { type: 'string' },
     'ingest-records': { type: 'string', default: '200000' },
   },
 });
@@ -208,8 +211,8 @@ const spreadOf = (xs: number[]) => Math.max(...xs) - Math.min(...xs);
 function table(names: string[], sides: Side[], results: Map<string, Sample[][]>, unit: keyof Sample): string {
   const fmt = (x: number) => x.toFixed(0);
   const lines = [
-    `| row | ${sides.map((s) => `${s.label} rounds`).join(' | ')} | ${sides.map((s) => `${s.label} mean`).join(' | ')} | new − old | spread | verdict |`,
-    `| --- | ${sides.map(() => '---').join(' | ')} | ${sides.map(() => '---:').join(' | ')} | ---: | ---: | --- |`,
+    `| row | ${sides.map((s) => `${s.label} rounds`).join(' | ')} | ${sides.map((s) => `${s.label} mean`).join(' | ')} | new − old | spread | new − old per round | verdict |`,
+    `| --- | ${sides.map(() => '---').join(' | ')} | ${sides.map(() => '---:').join(' | ')} | ---: | ---: | ---: | --- |`,
   ];
   for (const name of names) {
     const per = results.get(name)!.map((samples) => samples.map((s) => s[unit]));
@@ -217,9 +220,20 @@ function table(names: string[], sides: Side[], results: Map<string, Sample[][]>,
     const diff = means[1]! - means[0]!;
     const spread = Math.max(...per.map(spreadOf));
     const better = unit === 'cpuUs' ? diff < 0 : diff > 0;
-    const verdict = Math.abs(diff) <= spread ? 'within the spread' : better ? 'new better' : 'new worse';
+    // Each round serves both back to back, so a round's difference is free of the drift between rounds.
+    const paired = per[1]!.map((x, i) => x - per[0]![i]!);
+    const sameSign = paired.every((d) => d > 0) || paired.every((d) => d < 0);
+    const verdict =
+      Math.abs(diff) > spread
+        ? better
+          ? 'new better'
+          : 'new worse'
+        : sameSign
+          ? `within the spread; ${better ? 'better' : 'worse'} in every round`
+          : 'within the spread';
+    const signed = (x: number) => `${x >= 0 ? '+' : ''}${fmt(x)}`;
     lines.push(
-      `| ${name} | ${per.map((xs) => xs.map(fmt).join(', ')).join(' | ')} | ${means.map(fmt).join(' | ')} | ${diff >= 0 ? '+' : ''}${fmt(diff)} (${((diff / means[0]!) * 100).toFixed(1)} %) | ${fmt(spread)} | ${verdict} |`,
+      `| ${name} | ${per.map((xs) => xs.map(fmt).join(', ')).join(' | ')} | ${means.map(fmt).join(' | ')} | ${signed(diff)} (${((diff / means[0]!) * 100).toFixed(1)} %) | ${fmt(spread)} | ${paired.map(signed).join(', ')} | ${verdict} |`,
     );
   }
   return lines.join('\n');
@@ -237,7 +251,10 @@ function warmCache(info: CorpusInfo): void {
 }
 
 async function serveRows(sides: Side[]): Promise<void> {
-  const rows = scenarios(sides[1]!.corpus);
+  const only = values.rows?.split(',').map((r) => r.trim().toLowerCase());
+  const rows = scenarios(sides[1]!.corpus).filter(
+    (r) => only === undefined || only.some((o) => r.name.toLowerCase().includes(o)),
+  );
   for (const side of sides) warmCache(side.corpus);
   for (const side of sides) {
     side.cached = await serve(side, 'cached');
