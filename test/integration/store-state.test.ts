@@ -272,8 +272,7 @@ describe('how soon a change is seen, from the mechanism', () => {
       } finally {
         await watch.stop();
       }
-    }),
-  );
+    }));
 
   test(
     'PostgreSQL: state no read confirmed within STATE_BOUND_MS is read again before use',
