@@ -4,6 +4,11 @@
 // files by path prefix or substring (`test/unit`, `cursor`); the rest go to `node --test`, e.g.
 // `--test-name-pattern=cursor`. `--durations` adds a per-file timing table at the end (stderr).
 // Files run two at a time: every suite uses its own port, temporary folder and database.
+// A test that never ends fails instead of hanging the run (docs/development.md, "Test timeouts"):
+// `--test-timeout` bounds each test and hook on Node 24, each test file as a whole on Node 20 (where
+// it does not reach the file's process); a `--test-timeout` given here replaces it. On Node 24 a test
+// that timed out while its work goes on still keeps its file's process alive (`--test-force-exit`
+// would end it, but there it stalls the runner): CI's bound on each suite (.ci/run) stops that run.
 import { spawnSync } from 'node:child_process';
 import { readdirSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
@@ -43,9 +48,17 @@ const reporters = durations
     ]
   : main;
 const concurrency = flags.some((f) => f.startsWith('--test-concurrency')) ? [] : ['--test-concurrency=2'];
+/** Each test and hook, where Node bounds those (a longer test sets its own `timeout`). */
+const TEST_TIMEOUT_MS = 180_000;
+/** Each test file, where Node bounds only whole files (Node 20; Node 22 is given this one too). */
+const FILE_TIMEOUT_MS = 1_500_000;
+const perTest = Number(process.versions.node.split('.')[0]) >= 24;
+const timeout = flags.some((f) => f.startsWith('--test-timeout'))
+  ? []
+  : [`--test-timeout=${perTest ? TEST_TIMEOUT_MS : FILE_TIMEOUT_MS}`];
 const result = spawnSync(
   process.execPath,
-  ['--import', 'tsx', '--test', ...concurrency, ...reporters, ...flags, ...files],
+  ['--import', 'tsx', '--test', ...concurrency, ...timeout, ...reporters, ...flags, ...files],
   { cwd: root, stdio: 'inherit' },
 );
 process.exit(result.status ?? 1);

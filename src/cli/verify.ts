@@ -141,8 +141,12 @@ function chunkName(c: ChunkRecord): string {
   return `chunk ${c.chunk} (rows ${c.first_row}–${c.last_row})`;
 }
 
-/** Verifies a run folder; prints one line per check and a last line; returns the exit status. */
-export async function runVerifyCommand(dir: string, options: VerifyCommandOptions): Promise<number> {
+/** Verifies a run folder; prints one line per check and a last line (to stdout, or `out`); returns the exit status. */
+export async function runVerifyCommand(
+  dir: string,
+  options: VerifyCommandOptions,
+  out: (line: string) => void = (line) => process.stdout.write(`${line}\n`),
+): Promise<number> {
   const run = requireRun(dir);
   if (!existsSync(options.catalogue))
     throw new CommandFailure(`--catalogue ${options.catalogue} does not exist`);
@@ -152,7 +156,6 @@ export async function runVerifyCommand(dir: string, options: VerifyCommandOption
       : connect(serviceUrl(options.url ?? run.service_url), apiKey(options.key), (m) =>
           process.stderr.write(`${m}\n`),
         );
-  const out = (line: string) => process.stdout.write(`${line}\n`);
   let failures = 0;
   const fail = (line: string) => {
     failures++;

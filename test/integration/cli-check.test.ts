@@ -365,51 +365,59 @@ describe('recalls check, verify and diff against a running service', () => {
     assert.equal((await runCli(['verify', out, '--catalogue', path], env)).code, 0);
   });
 
-  test('bad arguments and catalogues get a clear message and exit 2, and nothing is sent or written', async () => {
-    const before = await usage(s, key);
-    const out = join(dir, 'never');
-    const cases: [string[], RegExp][] = [
-      [['check', csvPath, ...mapping], /required option '--out <dir>'/],
-      [['check', csvPath, '--out', out, '--column', 'sku=UPC'], /unknown kind "sku"/],
-      [['check', csvPath, '--out', out], /name the identifier columns/],
-      [
-        ['check', csvPath, '--out', out, '--column', 'upc=Barcode'],
-        /no column "Barcode" in the header; its columns are: "sku", "Description", "UPC", "Model No"/,
-      ],
-      [['check', csvPath, '--out', out, ...mapping, '--format', 'xlsx'], /argument 'xlsx' is invalid/],
-      [['check', csvPath, '--out', dir, ...mapping], /is not empty and holds no run.json/],
-      [['verify', join(dir, 'nowhere'), '--catalogue', csvPath], /holds no run.json/],
-      [['verify', join(dir, 'run-1'), '--catalogue', join(dir, 'missing.csv')], /missing.csv does not exist/],
-      [['diff', join(dir, 'run-1')], /missing required argument 'new_dir'/],
-    ];
-    for (const [args, message] of cases) {
-      const r = await runCli(args, env);
-      assert.equal(r.code, 2, `${args.join(' ')}: ${r.stderr}`);
-      assert.match(r.stderr, message, args.join(' '));
-    }
-    const noKey = await runCli(['check', csvPath, '--out', out, ...mapping], {
-      RECALLS_URL: s.url,
-      RECALLS_KEY: '',
-    });
-    assert.equal(noKey.code, 2);
-    assert.match(noKey.stderr, /no API key: pass --key or set RECALLS_KEY/);
+  // About 30 commands: up to 99 s measured on a loaded machine (docs/development.md, test timeouts).
+  test(
+    'bad arguments and catalogues get a clear message and exit 2, and nothing is sent or written',
+    { timeout: 400_000 },
+    async () => {
+      const before = await usage(s, key);
+      const out = join(dir, 'never');
+      const cases: [string[], RegExp][] = [
+        [['check', csvPath, ...mapping], /required option '--out <dir>'/],
+        [['check', csvPath, '--out', out, '--column', 'sku=UPC'], /unknown kind "sku"/],
+        [['check', csvPath, '--out', out], /name the identifier columns/],
+        [
+          ['check', csvPath, '--out', out, '--column', 'upc=Barcode'],
+          /no column "Barcode" in the header; its columns are: "sku", "Description", "UPC", "Model No"/,
+        ],
+        [['check', csvPath, '--out', out, ...mapping, '--format', 'xlsx'], /argument 'xlsx' is invalid/],
+        [['check', csvPath, '--out', dir, ...mapping], /is not empty and holds no run.json/],
+        [['verify', join(dir, 'nowhere'), '--catalogue', csvPath], /holds no run.json/],
+        [
+          ['verify', join(dir, 'run-1'), '--catalogue', join(dir, 'missing.csv')],
+          /missing.csv does not exist/,
+        ],
+        [['diff', join(dir, 'run-1')], /missing required argument 'new_dir'/],
+      ];
+      for (const [args, message] of cases) {
+        const r = await runCli(args, env);
+        assert.equal(r.code, 2, `${args.join(' ')}: ${r.stderr}`);
+        assert.match(r.stderr, message, args.join(' '));
+      }
+      const noKey = await runCli(['check', csvPath, '--out', out, ...mapping], {
+        RECALLS_URL: s.url,
+        RECALLS_KEY: '',
+      });
+      assert.equal(noKey.code, 2);
+      assert.match(noKey.stderr, /no API key: pass --key or set RECALLS_KEY/);
 
-    const broken = join(dir, 'broken.csv');
-    writeFileSync(broken, 'sku,UPC\nA,123\nB,"456\nC,789\n');
-    const malformed = await runCli(['check', broken, '--out', out, '--column', 'upc=UPC'], env);
-    assert.equal(malformed.code, 2);
-    assert.match(
-      malformed.stderr,
-      /broken.csv: malformed CSV: row 3 opens a quote that is never closed; nothing was sent/,
-    );
-    const ragged = join(dir, 'ragged.csv');
-    writeFileSync(ragged, 'sku,UPC\nA,123\nB,456,extra\n');
-    const r = await runCli(['check', ragged, '--out', out, '--column', 'upc=UPC'], env);
-    assert.equal(r.code, 2);
-    assert.match(r.stderr, /expect 2, got 3 on line 3/);
-    assert.equal(existsSync(out), false, 'nothing written');
-    assert.deepEqual(await usage(s, key), before, 'nothing sent');
-  });
+      const broken = join(dir, 'broken.csv');
+      writeFileSync(broken, 'sku,UPC\nA,123\nB,"456\nC,789\n');
+      const malformed = await runCli(['check', broken, '--out', out, '--column', 'upc=UPC'], env);
+      assert.equal(malformed.code, 2);
+      assert.match(
+        malformed.stderr,
+        /broken.csv: malformed CSV: row 3 opens a quote that is never closed; nothing was sent/,
+      );
+      const ragged = join(dir, 'ragged.csv');
+      writeFileSync(ragged, 'sku,UPC\nA,123\nB,456,extra\n');
+      const r = await runCli(['check', ragged, '--out', out, '--column', 'upc=UPC'], env);
+      assert.equal(r.code, 2);
+      assert.match(r.stderr, /expect 2, got 3 on line 3/);
+      assert.equal(existsSync(out), false, 'nothing written');
+      assert.deepEqual(await usage(s, key), before, 'nothing sent');
+    },
+  );
 });
 
 describe('recalls check when the monthly quota runs out midway', () => {

@@ -39,48 +39,52 @@ describe(
   () => {
     let dir: string;
     let project: string;
-    before(async () => {
-      dir = mkdtempSync(join(tmpdir(), 'recalls-client-program-'));
-      // The package as `npm install <git url>` makes it: `prepare` builds dist/, then `files` picks what ships.
-      const pkg = join(dir, 'recall-alert-service');
-      mkdirSync(pkg);
-      for (const file of ['package.json', 'README.md', '.gitignore'])
-        copyFileSync(join(ROOT, file), join(pkg, file));
-      await run(process.execPath, [TSC, '-p', 'tsconfig.build.json', '--outDir', join(pkg, 'dist')], ROOT);
-      symlinkSync(join(ROOT, 'node_modules'), join(pkg, 'node_modules'), 'dir'); // its dependencies
+    before(
+      async () => {
+        dir = mkdtempSync(join(tmpdir(), 'recalls-client-program-'));
+        // The package as `npm install <git url>` makes it: `prepare` builds dist/, then `files` picks what ships.
+        const pkg = join(dir, 'recall-alert-service');
+        mkdirSync(pkg);
+        for (const file of ['package.json', 'README.md', '.gitignore'])
+          copyFileSync(join(ROOT, file), join(pkg, file));
+        await run(process.execPath, [TSC, '-p', 'tsconfig.build.json', '--outDir', join(pkg, 'dist')], ROOT);
+        symlinkSync(join(ROOT, 'node_modules'), join(pkg, 'node_modules'), 'dir'); // its dependencies
 
-      project = join(dir, 'shop');
-      mkdirSync(join(project, 'node_modules/@types'), { recursive: true });
-      symlinkSync(pkg, join(project, 'node_modules/recall-alert-service'), 'dir');
-      symlinkSync(join(ROOT, 'node_modules/@types/node'), join(project, 'node_modules/@types/node'), 'dir');
-      writeFileSync(
-        join(project, 'package.json'),
-        JSON.stringify({
-          name: 'shop',
-          private: true,
-          type: 'module',
-          dependencies: { 'recall-alert-service': '*' },
-        }),
-      );
-      writeFileSync(
-        join(project, 'tsconfig.json'),
-        JSON.stringify({
-          compilerOptions: {
-            target: 'ES2022',
-            module: 'nodenext',
-            moduleResolution: 'nodenext',
-            strict: true,
-            noUncheckedIndexedAccess: true,
-            exactOptionalPropertyTypes: true,
-            types: ['node'],
-            outDir: 'out',
-            noEmitOnError: true,
-          },
-          files: ['main.ts'],
-        }),
-      );
-      copyFileSync(join(ROOT, 'examples/client.ts'), join(project, 'main.ts'));
-    });
+        project = join(dir, 'shop');
+        mkdirSync(join(project, 'node_modules/@types'), { recursive: true });
+        symlinkSync(pkg, join(project, 'node_modules/recall-alert-service'), 'dir');
+        symlinkSync(join(ROOT, 'node_modules/@types/node'), join(project, 'node_modules/@types/node'), 'dir');
+        writeFileSync(
+          join(project, 'package.json'),
+          JSON.stringify({
+            name: 'shop',
+            private: true,
+            type: 'module',
+            dependencies: { 'recall-alert-service': '*' },
+          }),
+        );
+        writeFileSync(
+          join(project, 'tsconfig.json'),
+          JSON.stringify({
+            compilerOptions: {
+              target: 'ES2022',
+              module: 'nodenext',
+              moduleResolution: 'nodenext',
+              strict: true,
+              noUncheckedIndexedAccess: true,
+              exactOptionalPropertyTypes: true,
+              types: ['node'],
+              outDir: 'out',
+              noEmitOnError: true,
+            },
+            files: ['main.ts'],
+          }),
+        );
+        copyFileSync(join(ROOT, 'examples/client.ts'), join(project, 'main.ts'));
+        // A build and an install: up to 102 s measured on a loaded machine (docs/development.md, test timeouts).
+      },
+      { timeout: 480_000 },
+    );
     after(() => rmSync(dir, { recursive: true, force: true }));
 
     test('the package ships the client: its exports point at files that `files` packs', async () => {

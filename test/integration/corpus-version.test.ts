@@ -158,8 +158,12 @@ describe('runs that change something, or nothing', () => {
     await s.store.sources.register([{ ...fda, agency: shown }]);
     assert.equal(await s.store.corpusVersion(), version, 'the same names');
     await s.store.sources.register([{ ...fda, agency: 'Renamed agency' }]);
-    assert.equal(await s.store.corpusVersion(), version + 1);
+    assert.equal(await s.store.corpusVersion(), version + 1, 'the agency alone changed');
     const recall = JSON.parse((await get(s, '/v1/recalls/us-fda-food.F-2-2024', key)).body);
     assert.equal(recall.data.source.agency, 'Renamed agency');
+    const sources = await get(s, '/v1/sources', key);
+    await s.store.sources.register([{ ...fda, agency: 'Renamed agency', jurisdiction: 'CA' }]);
+    assert.equal(await s.store.corpusVersion(), version + 2, 'the jurisdiction alone changed');
+    assert.notEqual((await get(s, '/v1/sources', key)).etag, sources.etag);
   });
 });

@@ -64,6 +64,36 @@ describe('answers kept per corpus version', () => {
     assert.equal((await json(fresh)).data[0].title, 'Amended title');
   });
 
+  test("one key's receipts are never answered to another key that GETs the same URL", async () => {
+    const mine = await s.key('growth');
+    const theirs = await s.key('growth');
+    const check = await s.request('/v1/checks', {
+      key: mine,
+      body: { label: 'mine', identifiers: [{ kind: 'lot', value: '4242' }] },
+    });
+    assert.equal(check.status, 201);
+    const id = (await json(check)).data.check_id as string;
+    for (const url of ['/v1/checks', '/v1/checks?limit=5', `/v1/checks/${id}`]) {
+      const own = await s.request(url, { key: mine });
+      assert.equal(own.status, 200, url);
+      const body = await own.text();
+      assert.match(body, new RegExp(id), url);
+      assert.equal(await (await s.request(url, { key: mine })).text(), body, `${url} again, for its key`);
+      // The other key, after the owner's answer was made (and could be kept), and with the owner's tag.
+      for (const headers of [{}, { 'if-none-match': own.headers.get('etag')! }] as Record<string, string>[]) {
+        const other = await s.request(url, { key: theirs, headers });
+        const seen = `${url} for another key${'if-none-match' in headers ? " with the owner's tag" : ''}`;
+        if (url.endsWith(id)) {
+          assert.equal(other.status, 404, seen);
+          assert.equal((await json(other)).type, '/problems/not-found', seen);
+        } else {
+          assert.equal(other.status, 200, seen);
+          assert.deepEqual((await json(other)).data, [], seen);
+        }
+      }
+    }
+  });
+
   test('a kept answer still passes every gate and counts against the quota', async () => {
     const key = await s.key('free');
     const warm = await s.request(LOOKUP, { key: await s.key('growth') });

@@ -580,6 +580,48 @@ describe('caching headers and conditional requests', () => {
     assert.equal(exists.status, 304);
   });
 
+  test('each query string of a path has its own tag: a 304 for one is never given on another', async () => {
+    // Corpus tags (a list, a lookup) and corpus-and-receipts tags (a key's receipts); each pair is one path.
+    for (const [a, b] of [
+      ['/v1/recalls?limit=1', '/v1/recalls?limit=2'],
+      ['/v1/identifiers/lot/AB12?limit=1', '/v1/identifiers/lot/AB12?limit=2'],
+      ['/v1/checks?limit=1', '/v1/checks?limit=2'],
+    ] as const) {
+      const first = await s.request(a, { key });
+      assert.equal(first.status, 200, a);
+      await first.arrayBuffer();
+      const tagA = first.headers.get('etag')!;
+      const other = await s.request(b, { key, headers: { 'if-none-match': tagA } });
+      assert.equal(other.status, 200, `${b} sent the tag of ${a}`);
+      await other.arrayBuffer();
+      const tagB = other.headers.get('etag')!;
+      assert.notEqual(tagB, tagA, `${a} and ${b} have one tag`);
+      for (const [url, own, foreign] of [
+        [a, tagA, tagB],
+        [b, tagB, tagA],
+      ] as const) {
+        const crossed = await s.request(url, { key, headers: { 'if-none-match': foreign } });
+        assert.equal(crossed.status, 200, `${url} sent the other query string's tag`);
+        assert.equal(crossed.headers.get('etag'), own);
+        await crossed.arrayBuffer();
+        assert.equal((await s.request(url, { key, headers: { 'if-none-match': own } })).status, 304, url);
+      }
+    }
+    // A query string the handler refuses, sent the tag of one answered 200 at this version, or its own tag
+    // (computed as the server would), is still refused: "answered" belongs to a URL, not to its path.
+    const version = await s.store.corpusVersion();
+    const offline = (url: string) =>
+      `W/"${createHash('sha256').update([version, '', url].join('\u0000')).digest('base64url').slice(0, 22)}"`;
+    const answered = await s.request('/v1/recalls', { key });
+    await answered.arrayBuffer();
+    const refused = '/v1/recalls?cursor=not-a-cursor';
+    for (const tag of [answered.headers.get('etag')!, offline(refused)]) {
+      const r = await s.request(refused, { key, headers: { 'if-none-match': tag } });
+      assert.equal(r.status, 400, `${refused} sent ${tag}`);
+      assert.equal((await json(r)).type, '/problems/invalid-cursor');
+    }
+  });
+
   test('HEAD behaves as GET without a body: the same ETag, 304 on a match', async () => {
     for (const path of ['/v1/recalls', '/v1/recalls/us-fda-food.F-1-2024', '/v1/sources', '/v1/health']) {
       const get = await s.request(path, { key });

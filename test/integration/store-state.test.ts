@@ -14,7 +14,7 @@ import { after, before, describe, test } from 'node:test';
 import { sql } from 'kysely';
 import pg from 'pg';
 import { generateApiKey, hashApiKey } from '../../src/domain/api-keys.ts';
-import { migrate } from '../../src/store/database.ts';
+import { migrate, openStore } from '../../src/store/database.ts';
 import type { Engine } from '../../src/store/engine.ts';
 import { LISTENER_NAME } from '../../src/store/engines/postgres.ts';
 import {
@@ -46,6 +46,13 @@ const lot = { kind: 'lot' as const, value: 'Lot 4242', normalized: '4242', confi
 function cliEnv(s: TestService, extra: Record<string, string> = {}): Record<string, string> {
   return { DATABASE_URL: databaseUrl(s.config.database), RECALLS_ARCHIVE_DIR: `${s.dir}/archive`, ...extra };
 }
+
+/**
+ * On SQLite, a change committed by another process is seen by every request that starts this long after it:
+ * a fixed figure, not one derived from DATA_VERSION_EVERY_MS, so that a longer window fails the test (timers
+ * may fire up to a millisecond early: 3 ms waits at least 2).
+ */
+const REVOKED_WITHIN_MS = 3;
 
 /**
  * On SQLite, `check` holds for the next request starting DATA_VERSION_EVERY_MS after the change (the bound,
@@ -126,6 +133,30 @@ describe('keys and corpus version known in memory', () => {
     const again = await json(await s.request(LOOKUP, { key }));
     assert.equal(again.type, '/problems/forbidden');
   });
+
+  test(
+    `SQLite: a key revoked through another connection is refused by a request ${REVOKED_WITHIN_MS} ms after the commit`,
+    { skip: sqliteOnly('SQLite data_version; PostgreSQL hears of it through its listener, above') },
+    async () => {
+      // A second store on the same file, as `recalls keys revoke` in another process opens it (without the
+      // seconds a CLI takes to start, which would outlast any window a node trusts its memory for).
+      const other = await openStore(s.config.database);
+      try {
+        const key = await s.key('growth');
+        assert.equal((await s.request(LOOKUP, { key })).status, 200);
+        assert.equal((await s.request(LOOKUP, { key })).status, 200, 'known in memory now');
+        assert.ok(await other.keys.revoke(key, new Date()));
+        const committed = performance.now();
+        await sleep(REVOKED_WITHIN_MS);
+        const r = await s.request(LOOKUP, { key });
+        const after = Math.round(performance.now() - committed);
+        assert.equal(r.status, 403, `the revoked key was served ${after} ms after its revocation committed`);
+        assert.equal((await json(r)).type, '/problems/forbidden');
+      } finally {
+        await other.close();
+      }
+    },
+  );
 
   test('a key remembered as unknown is admitted once another connection has created it', async () => {
     const { key, id, prefix } = generateApiKey();
@@ -225,6 +256,23 @@ describe('how soon a change is seen, from the mechanism', () => {
         assert.ok(!fromMemory(watch), 'a write through this store: read at once');
       }),
   );
+
+  test('a read of the state started before a write through this store is not shared with a use after it', () =>
+    withDatabase(TEST_ENGINE, async (engine) => {
+      const watch = new StoreStateWatch(engine);
+      try {
+        const before = watch.current();
+        assert.ok(before instanceof Promise, 'nothing known yet: read');
+        assert.equal(watch.current(), before, 'a use meanwhile shares the read in flight');
+        watch.invalidate(); // a write committed through this store, which that read may not have seen
+        const after = watch.current();
+        assert.ok(after instanceof Promise);
+        assert.notEqual(after, before, 'read again: the read in flight started before the write');
+        await Promise.all([before, after]);
+      } finally {
+        await watch.stop();
+      }
+    }));
 
   test(
     'PostgreSQL: state no read confirmed within STATE_BOUND_MS is read again before use',

@@ -42,11 +42,19 @@ export function runCli(
   return startCli(args, env, options).done;
 }
 
-/** Waits for `serve` to log its address and returns it; fails after `timeoutMs` with the output so far. */
+/**
+ * Waits for `serve` to log its address and returns it; fails after `timeoutMs` with the output so far, having
+ * killed the process (left running, it would keep the test file's process from ever ending).
+ */
 export async function listeningUrl(run: ReturnType<typeof startCli>, timeoutMs = 15_000): Promise<string> {
-  return eventually(
-    () => /Server listening at (http:\/\/127\.0\.0\.1:\d+)/.exec(run.output())?.[1],
-    () => `the service to listen; output so far: ${run.output()}`,
-    { timeoutMs, intervalMs: 20 },
-  );
+  try {
+    return await eventually(
+      () => /Server listening at (http:\/\/127\.0\.0\.1:\d+)/.exec(run.output())?.[1],
+      () => `the service to listen; output so far: ${run.output()}`,
+      { timeoutMs, intervalMs: 20 },
+    );
+  } catch (error) {
+    run.child.kill('SIGKILL');
+    throw error;
+  }
 }
