@@ -25,6 +25,8 @@ export interface Config {
   database: { engine: 'sqlite'; path: string } | { engine: 'postgres'; url: string };
   /** Shared burst counters for several API nodes; in memory when null. */
   redisUrl: string | null;
+  /** What every Redis key of this deployment starts with (`RECALLS_REDIS_PREFIX`, default `recalls:`). */
+  redisPrefix: string;
   archiveDir: string;
   /** Base address per source id, only for the sources given an override. */
   sourceUrls: Record<string, string>;
@@ -165,6 +167,17 @@ function parseTrustProxy(raw: string | undefined): boolean | string[] {
 }
 
 /**
+ * `RECALLS_REDIS_PREFIX`: the start of every Redis key of this deployment, so that deployments sharing one
+ * Redis keep their counters apart. 1 to 64 letters, digits and `:_.-`; default `recalls:`.
+ */
+function parseRedisPrefix(raw: string | undefined): string {
+  if (raw === undefined || raw === '') return 'recalls:';
+  if (!/^[A-Za-z0-9:_.-]{1,64}$/.test(raw))
+    throw new ConfigError(`RECALLS_REDIS_PREFIX must be 1 to 64 letters, digits or ":_.-", got "${raw}"`);
+  return raw;
+}
+
+/**
  * `RECALLS_ADMIN_PORT` (unset: no admin listener) and `RECALLS_ADMIN_HOST` (an IP address or `localhost`;
  * loopback by default, so that the figures are not served to every network the API is).
  */
@@ -226,6 +239,7 @@ export function loadConfig(env: Env, sourceIds: readonly string[]): Config {
     admin: parseAdmin(env, port),
     database: parseDatabaseUrl(env.DATABASE_URL),
     redisUrl: parseRedisUrl(env.REDIS_URL),
+    redisPrefix: parseRedisPrefix(env.RECALLS_REDIS_PREFIX),
     archiveDir: env.RECALLS_ARCHIVE_DIR || './data/archive',
     sourceUrls,
     burstExempt: parseExempt(env.RECALLS_BURST_EXEMPT),

@@ -213,9 +213,22 @@ function writeMatches(
   return lines.length;
 }
 
+/** Chunks as runs of consecutive numbers with their rows: `1–40 (rows 2–40001), 42 (rows 41002–42001)`. */
 function rowsOf(chunks: readonly ChunkRecord[]): string {
   if (chunks.length === 0) return 'none';
-  return chunks.map((c) => `${c.chunk} (rows ${c.first_row}–${c.last_row})`).join(', ');
+  const runs: ChunkRecord[][] = [];
+  for (const c of chunks) {
+    const last = runs.at(-1);
+    if (last !== undefined && last.at(-1)!.chunk === c.chunk - 1) last.push(c);
+    else runs.push([c]);
+  }
+  return runs
+    .map((run) => {
+      const [first, last] = [run[0]!, run.at(-1)!];
+      const numbers = run.length === 1 ? `${first.chunk}` : `${first.chunk}–${last.chunk}`;
+      return `${numbers} (rows ${first.first_row}–${last.last_row})`;
+    })
+    .join(', ');
 }
 
 /** The message of a run stopped by `error` at chunk `at`: what was checked, what was not, and what next. */

@@ -30,6 +30,7 @@ export async function serveApi(rt: Runtime): Promise<string> {
     rt.config.redisUrl === null
       ? createMemoryBurstLimiter()
       : createRedisBurstLimiter(rt.config.redisUrl, {
+          prefix: `${rt.config.redisPrefix}burst:`,
           onOutage: (err) =>
             rt.logger.warn(
               { err: { message: (err as Error).message } },

@@ -115,6 +115,7 @@ describe('several API nodes on PostgreSQL and Redis', { skip: sqliteOnly('always
     env = {
       DATABASE_URL: db.url,
       REDIS_URL: REDIS_DB_URL,
+      RECALLS_REDIS_PREFIX: 'deployment-a:',
       RECALLS_BURST_EXEMPT: '127.0.0.1',
       RECALLS_ARCHIVE_DIR: join(dir, 'archive'),
     };
@@ -193,6 +194,20 @@ describe('several API nodes on PostgreSQL and Redis', { skip: sqliteOnly('always
     assert.equal(limited[0]!.body.type, '/problems/rate-limited');
     const elsewhere = await call(nodes[0]!.url, '/v1/recalls?limit=1', { key, from: '127.0.0.3' });
     assert.equal(elsewhere.status, 200, 'another address has its own counter');
+    // The counters live under this deployment's RECALLS_REDIS_PREFIX, so another deployment on the same
+    // Redis (another prefix) counts apart.
+    const redis = new Redis(REDIS_DB_URL);
+    try {
+      const keys = (await redis.keys('*')).sort();
+      assert.ok(keys.includes('deployment-a:burst:127.0.0.2'), keys.join(', '));
+      assert.deepEqual(
+        keys.filter((k) => !k.startsWith('deployment-a:')),
+        [],
+        'no key outside the prefix',
+      );
+    } finally {
+      redis.disconnect();
+    }
   });
 
   test('a receipt created on one node is read from the others', async (t) => {

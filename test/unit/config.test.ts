@@ -172,3 +172,10 @@ test('a bad value stops start-up with an error naming the variable', () => {
     );
   }
 });
+
+test('RECALLS_REDIS_PREFIX starts every Redis key (default "recalls:"); anything but 1 to 64 of [A-Za-z0-9:_.-] is refused', () => {
+  assert.equal(loadConfig({}, IDS).redisPrefix, 'recalls:');
+  assert.equal(loadConfig({ RECALLS_REDIS_PREFIX: 'shop-eu:' }, IDS).redisPrefix, 'shop-eu:');
+  for (const bad of ['a b', 'x'.repeat(65), 'key*', 'ü:'])
+    assert.throws(() => loadConfig({ RECALLS_REDIS_PREFIX: bad }, IDS), /RECALLS_REDIS_PREFIX must be/);
+});

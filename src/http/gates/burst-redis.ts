@@ -23,7 +23,7 @@ return {count, ttl}
 `;
 
 export interface RedisBurstOptions {
-  /** Key prefix of the counters (default `recalls:burst:`). */
+  /** Key prefix of the counters (default `recalls:burst:`; serve gives `RECALLS_REDIS_PREFIX` + `burst:`). */
   prefix?: string;
   /** Default REDIS_RETRY_MS. */
   retryMs?: number;
