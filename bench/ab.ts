@@ -23,6 +23,7 @@ import { ensureOpenFdaMirror } from './lib/openfda-mirror.ts';
 import { BENCH_DIR, ROOT } from './lib/paths.ts';
 import {
   load,
+  walkTo,
   startProcess,
   stop,
   withKey,
@@ -187,18 +188,6 @@ function scenarios(info: CorpusInfo): Scenario[] {
   ];
 }
 
-/** The path of page `pages` of the list, on this node (cursors are signed with each database's secret). */
-async function walkTo(node: Proc, key: string, pages: number): Promise<string> {
-  let path = '/v1/recalls';
-  for (let i = 1; i < pages; i++) {
-    const r = await fetch(`${node.url}${path}`, { headers: { authorization: `Bearer ${key}` } });
-    const body = (await r.json()) as { meta: { next_cursor: string | null } };
-    if (body.meta.next_cursor === null) throw new Error(`the walk ended at page ${i}`);
-    path = `/v1/recalls?cursor=${encodeURIComponent(body.meta.next_cursor)}`;
-  }
-  return path;
-}
-
 interface Sample {
   cpuUs: number;
   rps: number;
@@ -261,7 +250,7 @@ async function serveRows(sides: Side[]): Promise<void> {
     side.uncached = await serve(side, 'uncached', { RECALLS_ANSWER_CACHE_MB: '0' });
   }
   const pageOf = new Map<Side, string>();
-  for (const side of sides) pageOf.set(side, await walkTo(side.uncached!, issueKey(side), 1000));
+  for (const side of sides) pageOf.set(side, await walkTo(side.uncached!.url, issueKey(side), 1000));
   log(
     `${sizeLabel(records)} SQLite corpus, ${ROUNDS} rounds, ${SETTINGS.connections} connections, ` +
       `${SETTINGS.warmupSeconds} s warm-up, ${SETTINGS.durationSeconds} s measured per row and commit`,

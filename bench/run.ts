@@ -34,6 +34,7 @@ import {
   peakRss,
   startProcess,
   stop,
+  walkTo,
   withKey,
   type LoadSettings,
   type Proc,
@@ -289,17 +290,6 @@ async function fixtures(info: CorpusInfo) {
     recallId: hit.recall_id,
     check: JSON.stringify({ label: 'bench', identifiers: [...hits, ...misses] }),
   };
-}
-
-async function walkTo(url: string, key: string, pages: number): Promise<string> {
-  let path = '/v1/recalls';
-  for (let i = 1; i < pages; i++) {
-    const r = await fetch(`${url}${path}`, { headers: { authorization: `Bearer ${key}` } });
-    const body = (await r.json()) as { meta: { next_cursor: string | null } };
-    if (body.meta.next_cursor === null) throw new Error(`the walk ended at page ${i}`);
-    path = `/v1/recalls?cursor=${encodeURIComponent(body.meta.next_cursor)}`;
-  }
-  return path;
 }
 
 /**

@@ -197,3 +197,15 @@ export async function fetchOnce(
   if (r.status !== s.expect) throw new Error(`${s.name}: status ${r.status}, expected ${s.expect}`);
   return r;
 }
+
+/** The path of page `pages` of `GET /v1/recalls`, following `next_cursor` (cursors are signed per database). */
+export async function walkTo(url: string, key: string, pages: number): Promise<string> {
+  let path = '/v1/recalls';
+  for (let i = 1; i < pages; i++) {
+    const r = await fetch(`${url}${path}`, { headers: { authorization: `Bearer ${key}` } });
+    const body = (await r.json()) as { meta: { next_cursor: string | null } };
+    if (body.meta.next_cursor === null) throw new Error(`the walk ended at page ${i}`);
+    path = `/v1/recalls?cursor=${encodeURIComponent(body.meta.next_cursor)}`;
+  }
+  return path;
+}
