@@ -9,7 +9,12 @@ import { planChecks } from '../../src/cli/check-plan.ts';
 import { readCatalogueFile } from '../../src/cli/catalogue.ts';
 import { formatMatches, matchLines, type ReceiptMatches } from '../../src/cli/matches-file.ts';
 import { RUN_FORMAT, runFiles, saveRun, type RunRecord } from '../../src/cli/run-record.ts';
-import { checkDigestOf, normaliseIdentifier, resultDigestOf, type MatchEntry } from '../../src/client/index.ts';
+import {
+  checkDigestOf,
+  normaliseIdentifier,
+  resultDigestOf,
+  type MatchEntry,
+} from '../../src/client/index.ts';
 import { sha256 } from '../../src/domain/sha256.ts';
 
 export interface RunFolder {
@@ -146,7 +151,11 @@ export function changeRun(f: RunFolder, change: (run: RunRecord) => void): void 
  * Rewrites chunk `chunk`'s receipt with `change` applied to its `data`, and records the new file's SHA-256
  * in run.json: a receipt changed consistently, which its SHA-256 alone cannot tell.
  */
-export function changeReceipt(f: RunFolder, chunk: number, change: (data: Record<string, any>) => void): void {
+export function changeReceipt(
+  f: RunFolder,
+  chunk: number,
+  change: (data: Record<string, any>) => void,
+): void {
   const run = readRun(f);
   const record = run.chunks.find((c) => c.chunk === chunk)!;
   const path = runFiles(f.dir).receipt(record.check_id!);

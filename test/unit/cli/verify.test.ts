@@ -12,7 +12,13 @@ import { EXIT } from '../../../src/cli/exit-codes.ts';
 import { runFiles } from '../../../src/cli/run-record.ts';
 import { runVerifyCommand } from '../../../src/cli/verify.ts';
 import { testUpc } from '../../support/catalogue.ts';
-import { changeReceipt, changeRun, readRun, writeRunFolder, type RunFolder } from '../../support/run-folder.ts';
+import {
+  changeReceipt,
+  changeRun,
+  readRun,
+  writeRunFolder,
+  type RunFolder,
+} from '../../support/run-folder.ts';
 
 /** Four rows in two chunks of two; TEST-1 matches row 2, TEST-3 row 4. */
 const SPEC = {
