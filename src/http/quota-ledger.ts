@@ -154,19 +154,6 @@ export class QuotaLedger {
     return this.available(this.entry(keyId, limit, month), false);
   }
 
-  /** `admit` without waiting: the hold when a unit is free on this node (or unmetered), else undefined. */
-  admitNow(keyId: string, limit: number | null, month: string): LeaseHold | undefined {
-    const entry = this.entry(keyId, limit, month);
-    if (!hasFree(entry)) return undefined;
-    entry.held++;
-    return new LeaseHold(this, entry);
-  }
-
-  /** `wouldAdmit` without waiting: true when a unit is free on this node, undefined when only a lease could tell. */
-  wouldAdmitNow(keyId: string, limit: number | null, month: string): true | undefined {
-    return hasFree(this.entry(keyId, limit, month)) || undefined;
-  }
-
   /** What the ledger has done and holds now. */
   figures(): LedgerFigures {
     let heldUnits = 0;

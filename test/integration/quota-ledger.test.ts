@@ -72,27 +72,6 @@ describe('quota leases', () => {
     assert.equal(more.filter((h) => h !== undefined).length, 50);
   });
 
-  test('without waiting, a unit is taken only when one is free on this node; a lease is left to admit', async () => {
-    const id = await keyId('now');
-    const node = ledger(4); // blocks of 4: far from the limit of 1000
-    assert.equal(node.admitNow(id, 1000, MAY), undefined, 'nothing leased yet: only a lease could tell');
-    assert.equal(node.wouldAdmitNow(id, 1000, MAY), undefined);
-    const first = (await node.admit(id, 1000, MAY))!; // leases a block
-    const leased = (await store.usage.standing(id, MAY)).leasedRequests;
-    assert.ok(leased >= 2, `a block was leased (${leased})`);
-    const now: LeaseHold[] = [];
-    for (let i = 1; i < leased; i++) {
-      assert.equal(node.wouldAdmitNow(id, 1000, MAY), true);
-      now.push(node.admitNow(id, 1000, MAY)!);
-    }
-    assert.equal(node.admitNow(id, 1000, MAY), undefined, 'the block is held in full');
-    assert.equal((await store.usage.standing(id, MAY)).leasedRequests, leased, 'no lease without waiting');
-    [first, ...now].forEach((h) => h.closed(true));
-    const unmetered = node.admitNow(await keyId('now, unmetered'), null, MAY);
-    assert.ok(unmetered !== undefined, 'unmetered always admits');
-    unmetered.closed(true);
-  });
-
   test('a unit is used once a 2xx is sent or its receipt recorded; freed when waived or abandoned', async () => {
     const id = await keyId('holds');
     const node = ledger(8);
