@@ -15,10 +15,11 @@ export const MAX_LOT_LENGTH = 40;
 
 /**
  * GS1 prefixes of a GTIN-13 that name no trade item to match on: restricted circulation
- * (020–029 in-store and variable-weight, 040–049 company-internal, 200–299 in-store) and
- * coupons (050–059, the UPC coupon range; 98, 99).
+ * (020–029 in-store and variable-weight, 040–049 company-internal, 200–299 in-store), the UPC
+ * coupon range (050–059), refund receipts (980) and coupons (981–984, 99). 030–039 (a UPC of
+ * number system 3: medicines) and 977–979 (ISSN, ISBN) are trade items.
  */
-const NOT_A_TRADE_ITEM = /^(?:0[2345]|2|9[89])/;
+const NOT_A_TRADE_ITEM = /^(?:0[245]|2|98[0-4]|99)/;
 
 /** A lot label at the start of a value: `lot`, `lot :`, `lot n°`, `n° lot`. */
 const LOT_LABEL = /^(?:n[°o]\s*)?lots?(?:\s*n[°o])?\s*[:#]?\s+/i;

@@ -266,6 +266,9 @@ test('classifies each part by its shape', () => {
     ['02099990000', 'other-barcode'], // in-store, written short
     ['2952000000000', 'other-barcode'], // 200–299: in-store
     ['0509999000003', 'other-barcode'], // UPC coupon range (050–059) — check digit irrelevant
+    ['0300450001009', 'gtin'], // UPC number system 3 (medicines): a trade item
+    ['9782954000015', 'gtin'], // ISBN-13 (978): a trade item
+    ['9810000000006', 'other-barcode'], // 981–984: coupons
     ['95030099', 'eight-digits'], // customs code, GTIN-8 or lot
     ['00000000', 'none'], // placeholder
     ['312', 'lot'],
