@@ -10,15 +10,11 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { normaliseIdentifier } from '../../src/domain/identifiers/normalise.ts';
 import { recallId } from '../../src/domain/recall.ts';
-import { createArchive } from '../../src/ingest/archive.ts';
-import { createUpstreamClient } from '../../src/ingest/http-client.ts';
-import { runIngest } from '../../src/ingest/pipeline.ts';
-import { SOURCE_ADAPTERS } from '../../src/ingest/registry.ts';
 import { runCli } from '../support/cli.ts';
 import { createTestDatabase } from '../support/database.ts';
 import { json, startService, type TestService } from '../support/service.ts';
 import { sharedRequired } from '../support/shared.ts';
-import { upstreamMirrorOf } from '../support/upstream-samples.ts';
+import { ingestUpstreamSamples, upstreamMirrorOf } from '../support/upstream-samples.ts';
 
 const SOURCE = 'fr-rappelconso';
 const NOTICES = 84;
@@ -122,16 +118,7 @@ describe(
       before(async () => {
         s = await startService();
         key = await s.key();
-        const result = await runIngest(
-          {
-            store: s.store,
-            adapters: SOURCE_ADAPTERS,
-            archive: createArchive(join(s.dir, 'a')),
-            client: createUpstreamClient(),
-            sourceUrls: {},
-          },
-          { from: mirror!, sourceIds: [SOURCE] },
-        );
+        const result = await ingestUpstreamSamples(s, mirror!, [SOURCE]);
         assert.equal(result.status, 'completed');
         assert.deepEqual(
           result.status === 'completed' ? result.sources.map((o) => [o.status, o.records, o.setAside]) : [],

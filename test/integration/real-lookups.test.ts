@@ -7,12 +7,10 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { normaliseIdentifier } from '../../src/domain/identifiers/normalise.ts';
-import { createArchive } from '../../src/ingest/archive.ts';
-import { createUpstreamClient } from '../../src/ingest/http-client.ts';
-import { runIngest } from '../../src/ingest/pipeline.ts';
-import { SOURCE_ADAPTERS, SOURCE_IDS } from '../../src/ingest/registry.ts';
+import { SOURCE_IDS } from '../../src/ingest/registry.ts';
 import { sharedPath, sharedRequired } from '../support/shared.ts';
 import { json, startService, type TestService } from '../support/service.ts';
+import { ingestUpstreamSamples } from '../support/upstream-samples.ts';
 
 const samples = sharedPath('upstream-samples');
 
@@ -51,16 +49,7 @@ describe(
       assert.ok(samples, 'RECALLS_REQUIRE_SHARED=1 but ../shared/upstream-samples is missing');
       s = await startService();
       key = await s.key();
-      const result = await runIngest(
-        {
-          store: s.store,
-          adapters: SOURCE_ADAPTERS,
-          archive: createArchive(join(s.dir, 'a')),
-          client: createUpstreamClient(),
-          sourceUrls: {},
-        },
-        { from: samples },
-      );
+      const result = await ingestUpstreamSamples(s, samples);
       assert.equal(result.status, 'completed');
       if (result.status !== 'completed') return;
       // Every source with real records there was ingested from them: a failing source would

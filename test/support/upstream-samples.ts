@@ -31,9 +31,13 @@ export function upstreamMirrorOf(sourceId: string): string | undefined {
   );
 }
 
-/** Ingests every real record into the service's store. */
-export async function ingestUpstreamSamples(s: TestService): Promise<IngestResult> {
-  if (UPSTREAM_SAMPLES === undefined)
+/** Ingests the real records of a mirror (all of `../shared/upstream-samples` by default) into the service's store. */
+export async function ingestUpstreamSamples(
+  s: TestService,
+  from = UPSTREAM_SAMPLES,
+  sourceIds?: string[],
+): Promise<IngestResult> {
+  if (from === undefined)
     throw new Error('RECALLS_REQUIRE_SHARED=1 but ../shared/upstream-samples is missing');
   return runIngest(
     {
@@ -43,6 +47,6 @@ export async function ingestUpstreamSamples(s: TestService): Promise<IngestResul
       client: createUpstreamClient(),
       sourceUrls: {},
     },
-    { from: UPSTREAM_SAMPLES },
+    { from, ...(sourceIds === undefined ? {} : { sourceIds }) },
   );
 }
