@@ -1,18 +1,12 @@
 /** Renders bench/RESULTS.md from every saved run (bench/results/*.json), each figure against its target. */
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import type { CorpusInfo } from './corpus.ts';
+import type { LoadResult } from './processes.ts';
 
-export interface Row {
+/** One row of a run: its load figures (`cpuUs` absent in runs saved before it was measured) and more. */
+export interface Row extends Omit<LoadResult, 'cpuUs'> {
   name: string;
   nodes: number;
-  /** Median of the per-second request counts (autocannon `requests.p50`), summed over nodes. */
-  rps: number;
-  rpsMean: number;
-  latencyP50: number;
-  latencyP99: number;
-  total: number;
-  ok: number;
-  unexpected: number;
   serverP50?: number;
   serverP99?: number;
   clientP50?: number;
