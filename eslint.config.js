@@ -1,6 +1,6 @@
 // Lint rules, including the ones that keep dependencies pointing inward:
 // src/domain imports nothing of ours outside itself and no I/O library; src/http never
-// reaches an engine file; adapters never touch the store.
+// reaches an engine file; adapters never touch the store; src/checks and src/quota see no HTTP.
 import js from '@eslint/js';
 import importPlugin from 'eslint-plugin-import';
 import tseslint from 'typescript-eslint';
@@ -124,6 +124,27 @@ export default tseslint.config(
             {
               group: ['**/store/engines/*', '**/store/engine*', '**/store/schema*', '**/store/migrations/*'],
               message: 'The HTTP layer uses the store modules, never engine files or tables.',
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
+    // The use cases and the quota ledger know no protocol: they throw domain errors, never problem documents.
+    files: ['src/checks/**/*.ts', 'src/quota/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          paths: ['fastify', 'better-sqlite3', 'better-sqlite3-v12', 'pg'].map((name) => ({
+            name,
+            message: 'Use cases see neither HTTP nor a driver.',
+          })),
+          patterns: [
+            {
+              group: ['**/http/*', '**/cli/*', '**/store/engines/*', '**/store/engine*', '**/store/schema*'],
+              message: 'Use cases use the store modules and src/domain, nothing of HTTP or the CLI.',
             },
           ],
         },

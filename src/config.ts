@@ -39,7 +39,7 @@ export interface Config {
   /** How long a request, headers and body, may take to arrive before its connection is closed. */
   requestTimeoutMs: number;
   plans: Record<PlanId, Plan>;
-  /** How API nodes lease request quotas from the database (quota-ledger.ts). */
+  /** How API nodes lease request quotas from the database (quota/ledger.ts). */
   quota: {
     /** The largest block of a key's month one node leases at a time (B); 1 leases per request. */
     leaseBlock: number;

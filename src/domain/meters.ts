@@ -14,22 +14,3 @@ export function isNothing(amount: Metered): boolean {
 export function usageMonth(now: Date): string {
   return now.toISOString().slice(0, 7);
 }
-
-/**
- * `usageMonth` for a request path: the month's bounds are kept, so that the month string is made again only
- * when a time falls outside the month last made (no date formatting per request).
- */
-export function usageMonthKeeper(): (now: Date) => string {
-  let start = 0;
-  let end = -1;
-  let month = '';
-  return (now) => {
-    const t = now.getTime();
-    if (t < start || t >= end) {
-      month = usageMonth(now);
-      start = Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), 1);
-      end = Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + 1, 1);
-    }
-    return month;
-  };
-}

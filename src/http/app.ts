@@ -1,8 +1,4 @@
-/**
- * Builds the HTTP server without listening. Keyed routes pass the gates (plugins in gates/) in contract
- * order: burst limit → key → parameters → conditional GET and quota → handler; the quota is settled when
- * each connection closes with its answer.
- */
+/** Builds the HTTP server without listening: the request path's stages (gates/), the routes, the reference pages. */
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
@@ -11,13 +7,14 @@ import addFormats from 'ajv-formats';
 import type { Server } from 'node:http';
 import Fastify, { type FastifyHttpOptions, type FastifyInstance } from 'fastify';
 import { requestIdHeader, requestIdSource, requestLogging } from './access-log.ts';
-import { answerCache } from './answer-cache.ts';
+import { LEASE_SHARE } from '../domain/quota-lease.ts';
+import { QuotaLedger } from '../quota/ledger.ts';
 import { closeAfterAnswer } from './closing.ts';
 import type { AppDeps } from './context.ts';
 import { handleError, sendProblem, instanceOf } from './error-handler.ts';
-import { burstCount, burstSettle } from './gates/burst.ts';
-import { conditionalAnswers } from './gates/etag.ts';
-import { keyGate, keyLookup, keyReading } from './gates/key.ts';
+import { access } from './gates/access.ts';
+import { answerCache } from './gates/answer-cache.ts';
+import { conditionalAnswers, conditionalGet } from './gates/conditional.ts';
 import { parametersGate } from './gates/parameters.ts';
 import { quotaGate } from './gates/quota.ts';
 import { openApiDocumentation } from './openapi.ts';
@@ -81,20 +78,27 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   );
   for (const schema of SHARED_SCHEMAS) app.addSchema(schema);
 
-  // Hooks run in registration order, the contract's: burst counts before the key lookup (key.ts, burst.ts).
   const { caches } = deps.store;
+  const ledger = new QuotaLedger(deps.store, {
+    rule: { maxBlock: deps.config.quota.leaseBlock, share: LEASE_SHARE },
+    idleReturnMs: deps.config.quota.idleReturnMs,
+    now,
+    onError: (err) => app.log.error({ err }, 'usage report failed'),
+  });
+  app.addHook('onClose', () => ledger.close());
+  deps.metrics?.watchLedger(() => ledger.figures());
   deps.metrics?.observe(app);
   await app.register(requestIdHeader);
   await app.register(protocolRules, { requestId: requestIds.of });
-  await app.register(keyReading, { deps });
-  await app.register(burstCount, { limiter: deps.burstLimiter, config: deps.config, now, caches });
-  await app.register(keyLookup, { deps });
-  await app.register(burstSettle, { config: deps.config });
-  await app.register(keyGate);
+  // The stages, each a file of gates/, run in the order registered, the contract's: access (burst limit and
+  // key) → parameters → conditional GET (a 304 from memory) → quota (admit; settled when the connection closes)
+  // → answer cache (replay) → handler; and on the way out: the answer cache keeps the 200, Server-Timing,
+  // conditional GET tags it and makes a 304 of it when the request names the tag.
+  await app.register(access, { deps, now, caches });
   await app.register(parametersGate);
-  await app.register(quotaGate, { deps, now, caches });
+  await app.register(conditionalGet, { deps, ledger, now, caches });
+  await app.register(quotaGate, { ledger, now });
   await app.register(answerCache, { budget: deps.config.answerCacheBytes, caches });
-  // The server's own time on every answer.
   app.addHook('onSend', (_request, reply, payload, done) => {
     reply.header('Server-Timing', `app;dur=${reply.elapsedTime.toFixed(2)}`);
     done(null, payload);

@@ -4,7 +4,8 @@ import type { Config, Plan } from '../config.ts';
 import type { SourceMeta } from '../ingest/source.ts';
 import type { Store } from '../store/database.ts';
 import type { ApiKeyRecord } from '../store/keys-store.ts';
-import type { BurstDecision, BurstLimiter } from './gates/burst-limiter.ts';
+import type { LedgerFigures, QuotaHold } from '../quota/ledger.ts';
+import type { BurstLimiter } from './gates/burst-limiter.ts';
 
 /** A JSON Schema, opaque here (a TSchema would make every route's type instantiation too deep). */
 type JsonSchema = object;
@@ -15,37 +16,6 @@ export type AuthState =
   | { state: 'invalid'; detail?: string }
   | { state: 'revoked'; key: ApiKeyRecord; plan: Plan }
   | { state: 'valid'; key: ApiKeyRecord; plan: Plan };
-
-/**
- * A request's unit of its key's monthly request quota, taken before the handler (quota-ledger.ts). It
- * becomes used when a 2xx answer has been sent in full, and is freed when the answer is anything else,
- * is waived, or the connection closes before the answer was sent — unless it was kept.
- */
-export interface QuotaHold {
-  /** The connection closed before an answer was sent: nothing should be recorded for this request. */
-  readonly abandoned: boolean;
-  /** Frees the unit although the answer is 2xx (an idempotent replay is free). */
-  waive(): void;
-  /** Uses the unit even if the answer is never received (a receipt was recorded: it can be read back). */
-  keep(): void;
-  /** Runs `record` (which may `keep`) with the hold unsettled until it ends, even if the connection closes. */
-  recording<T>(record: () => Promise<T>): Promise<T>;
-}
-
-/** What a node's ledger has done since it started (totals) and holds now, for the metrics. */
-export interface LedgerFigures {
-  /** Leases the database granted units to, and leases it refused (the month used up). */
-  grantedLeases: number;
-  refusedLeases: number;
-  /** Units leased, units reported as used, and unused units given back, in all. */
-  leasedUnits: number;
-  reportedUnits: number;
-  returnedUnits: number;
-  /** Units leased and not yet reported or given back now, over every entry. */
-  heldUnits: number;
-  /** Keys' months with an entry now. */
-  keys: number;
-}
 
 /** What the HTTP layer tells the admin listener's metrics (admin/metrics.ts); nothing when it is off. */
 export interface AppMetrics {
@@ -75,12 +45,8 @@ declare module 'fastify' {
   }
   interface FastifyRequest {
     auth: AuthState;
-    /** The SHA-256 of a well-formed presented key, looked up after the burst gate. */
-    keyHash: string | undefined;
-    /** The plan the burst limit is measured against when known before the key is looked up. */
+    /** The plan the burst limit was first measured against, before the key was looked up (access.ts). */
     burstPlan: Plan | undefined;
-    /** The burst gate's count of this request, when it was counted. */
-    burst: BurstDecision | undefined;
     quotaHold: QuotaHold | undefined;
     /** The corpus version read with the key (or before the ETag), for every use in this request. */
     corpusVersion: number | undefined;

@@ -5,6 +5,7 @@
  */
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { InvalidCursorError } from '../domain/cursor.ts';
+import { InvalidInput, QuotaExceeded } from '../domain/errors.ts';
 import { ProblemError, invalidParameter, type Problem } from './problems.ts';
 
 export const PROBLEM_CONTENT_TYPE = 'application/problem+json';
@@ -67,6 +68,8 @@ function fromValidation(
 /** Maps any error to a problem. */
 export function toProblemError(error: unknown): ProblemError | undefined {
   if (error instanceof ProblemError) return error;
+  if (error instanceof InvalidInput) return invalidParameter(error.parameter, error.message);
+  if (error instanceof QuotaExceeded) return new ProblemError('quota-exceeded', error.message);
   if (error instanceof InvalidCursorError)
     return new ProblemError('invalid-cursor', `Invalid cursor: ${error.message}.`, { parameter: 'cursor' });
   const e = error as FastifyError & { validation?: AjvIssue[]; validationContext?: string };

@@ -1,7 +1,7 @@
 /**
  * What the gates add to every operation's answers, written into the OpenAPI document from the same route config
- * the gates read (`access`, `etag`): the rate-limit headers of keyed routes (gates/burst.ts), the weak `ETag`,
- * `If-None-Match` and `304` of tagged GETs (gates/etag.ts, gates/quota.ts), `Retry-After` on 429, and each
+ * the gates read (`access`, `etag`): the rate-limit headers of keyed routes (gates/access.ts), the weak `ETag`,
+ * `If-None-Match` and `304` of tagged GETs (gates/conditional.ts), `Retry-After` on 429, and each
  * problem response narrowed to the types its status carries, with an example of each (problems.ts).
  */
 import { PROBLEM_TYPES, type ProblemKind } from './problems.ts';

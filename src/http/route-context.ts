@@ -1,6 +1,5 @@
 /** What every route plugin is given, and the one corpus version a request reads at. */
 import type { FastifyRequest } from 'fastify';
-import type { MaybePromise } from '../domain/maybe-promise.ts';
 import type { AppDeps } from './context.ts';
 import type { SourceCatalog } from './source-catalog.ts';
 
@@ -11,12 +10,7 @@ export interface RouteContext {
   now: () => Date;
 }
 
-/**
- * The corpus version this request reads everything at (read once, with the key where there is one): at
- * once when the request has it already.
- */
-export function corpusVersionOf(request: FastifyRequest, store: AppDeps['store']): MaybePromise<number> {
-  return (
-    request.corpusVersion ?? store.corpusVersion().then((version) => (request.corpusVersion ??= version))
-  );
+/** The corpus version this request reads everything at: read once, with the key where there is one. */
+export async function corpusVersionOf(request: FastifyRequest, store: AppDeps['store']): Promise<number> {
+  return (request.corpusVersion ??= await store.corpusVersion());
 }

@@ -2,11 +2,10 @@
 import type { Kysely } from 'kysely';
 import { BoundedCache, CacheRegistry } from '../domain/caches.ts';
 import { generateApiKey, hashApiKey, looksLikeApiKey, sameHash } from '../domain/api-keys.ts';
-import { andThen, type MaybePromise } from '../domain/maybe-promise.ts';
 import { compile } from './compiled.ts';
 import type { Engine } from './engine.ts';
 import type { Database } from './schema.ts';
-import type { StoreState, StoreStateWatch } from './store-state.ts';
+import type { StoreStateWatch } from './store-state.ts';
 
 export interface ApiKeyRecord {
   id: string;
@@ -79,8 +78,16 @@ export class KeysStore {
    * version, from memory: a hash is read once per keys version (any key created, revoked or changed anywhere
    * moves it, see store-state.ts for how soon each node knows).
    */
-  authenticateHash(hash: string): MaybePromise<Authentication> {
-    return andThen(this.state.current(), (state) => this.authenticateAt(hash, state));
+  async authenticateHash(hash: string): Promise<Authentication> {
+    const state = await this.state.current();
+    const at = state.keysVersion;
+    const kept = this.presented.get(hash, (k) => k.at === at);
+    if (kept !== undefined) return { record: kept.record, corpusVersion: state.version };
+    const record = await this.read(hash);
+    // Read after the state was: at least as new as it. An entry read at a newer version meanwhile stays.
+    const meanwhile = this.presented.peek(hash);
+    if (meanwhile === undefined || meanwhile.at <= at) this.presented.set(hash, { at, record });
+    return { record, corpusVersion: state.version };
   }
 
   /**
@@ -90,19 +97,6 @@ export class KeysStore {
   lastKnownPlan(hash: string): string | null | undefined {
     const known = this.presented.peek(hash);
     return known === undefined ? undefined : (known.record?.plan ?? null);
-  }
-
-  /** As `authenticateHash` at a known state: without a promise when the key is kept in memory. */
-  private authenticateAt(hash: string, state: StoreState): MaybePromise<Authentication> {
-    const at = state.keysVersion;
-    const kept = this.presented.get(hash, (k) => k.at === at);
-    if (kept !== undefined) return { record: kept.record, corpusVersion: state.version };
-    return this.read(hash).then((record) => {
-      // Read after the state was: at least as new as it. An entry read at a newer version meanwhile stays.
-      const meanwhile = this.presented.peek(hash);
-      if (meanwhile === undefined || meanwhile.at <= at) this.presented.set(hash, { at, record });
-      return { record, corpusVersion: state.version };
-    });
   }
 
   private async read(hash: string): Promise<ApiKeyRecord | undefined> {

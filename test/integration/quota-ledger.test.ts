@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { LEASE_SHARE, leaseBlock } from '../../src/domain/quota-lease.ts';
-import { QuotaLedger, type LeaseHold } from '../../src/http/quota-ledger.ts';
+import { QuotaLedger, type LeaseHold } from '../../src/quota/ledger.ts';
 import { openStore, type Store } from '../../src/store/database.ts';
 import { createTestDatabase, type TestDatabase } from '../support/database.ts';
 import { until } from '../support/until.ts';

@@ -11,7 +11,7 @@ import type { RecallDraft } from '../../src/domain/recall.ts';
 import { buildApp, type App } from '../../src/http/app.ts';
 import { createMemoryBurstLimiter } from '../../src/http/gates/burst-limiter.ts';
 import { SOURCE_ADAPTERS, SOURCE_IDS } from '../../src/ingest/registry.ts';
-import { REPORT_MS } from '../../src/http/quota-ledger.ts';
+import { REPORT_MS } from '../../src/quota/ledger.ts';
 import { openStore, type Store } from '../../src/store/database.ts';
 import { createTestDatabase } from './database.ts';
 import { watchResponses } from './openapi-responses.ts';
@@ -168,7 +168,7 @@ export async function usageReaches(
 
 /**
  * A key's usage of a month once every answered request is reported: the same reading over more than two
- * report periods of the quota ledger (quota-ledger.ts REPORT_MS), which reports within one period.
+ * report periods of the quota ledger (quota/ledger.ts REPORT_MS), which reports within one period.
  */
 export async function settledUsage(
   s: TestService,

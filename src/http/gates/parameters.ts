@@ -1,5 +1,5 @@
 /**
- * Gate 3, parameters (400), before schema validation: unknown and repeated query parameters are refused,
+ * Stage 2, parameters (400), before schema validation: unknown and repeated query parameters are refused,
  * never ignored (the declared properties are the whole list; a repeat is ambiguous); integers must be decimal
  * digits (coercion would take `0x10`, `1e1`, `+5`, ` 5`, `2.0`); control characters (U+0000–U+001F) in a path
  * or query are refused, but for GS (U+001D), which a scanned GS1 element string holds: no id, filter or other
@@ -100,5 +100,5 @@ export const parametersGate = fp(
       done();
     });
   },
-  { name: 'parameters-gate', dependencies: ['key-gate'] },
+  { name: 'parameters-gate' },
 );

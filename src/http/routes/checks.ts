@@ -1,9 +1,12 @@
 /** POST /v1/checks, GET /v1/checks, GET /v1/checks/{id}: catalogue checks and their receipts. */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
+import { assertWellFormed, CheckService } from '../../checks/check-service.ts';
 import type { CheckReceipt } from '../../domain/check.ts';
-import { assertWellFormed, CheckBody, CheckService, parseIdempotencyKey } from '../check-service.ts';
+import { MAX_VALUE_LENGTH } from '../../domain/identifiers/normalise.ts';
+import { Text } from '../../domain/json-schema.ts';
 import { monthlyFields } from '../gates/quota.ts';
+import { invalidParameter } from '../problems.ts';
 import { Walk } from '../paging.ts';
 import { ProblemError } from '../problems.ts';
 import { corpusVersionOf, type RouteContext } from '../route-context.ts';
@@ -17,6 +20,45 @@ import {
   KEYED_ERRORS,
   LimitSchema,
 } from '../schemas.ts';
+
+/** Longest `kind` accepted (the nine kinds are at most 5 characters); longer is 400. */
+const MAX_KIND_LENGTH = 32;
+
+/** The body of POST /v1/checks. `value` above the normaliser's 512 characters is 400. */
+const CheckBody = Type.Object(
+  {
+    label: Type.Optional(Text({ maxLength: 200, description: "The caller's own reference; echoed back" })),
+    identifiers: Type.Array(
+      Type.Object(
+        {
+          kind: Type.String({
+            maxLength: MAX_KIND_LENGTH,
+            description: 'Identifier kind (case-insensitive); another string is rejected as unknown_kind',
+          }),
+          value: Type.String({ maxLength: MAX_VALUE_LENGTH }),
+        },
+        { additionalProperties: false },
+      ),
+      { minItems: 1, maxItems: 1000 },
+    ),
+  },
+  { additionalProperties: false },
+);
+
+/** The Idempotency-Key from raw headers (Node joins repeats `a, b`): 1–255 printable ASCII, sent once. */
+export function parseIdempotencyKey(rawHeaders: readonly string[]): string | null {
+  const values: string[] = [];
+  for (let i = 0; i + 1 < rawHeaders.length; i += 2)
+    if (rawHeaders[i]!.toLowerCase() === 'idempotency-key') values.push(rawHeaders[i + 1]!);
+  if (values.length === 0) return null;
+  if (values.length > 1 || !/^[\x20-\x7e]{1,255}$/.test(values[0]!)) {
+    throw invalidParameter(
+      'Idempotency-Key',
+      'Idempotency-Key must be 1 to 255 printable ASCII characters, sent once.',
+    );
+  }
+  return values[0]!;
+}
 
 const ListQuery = Type.Object({ limit: Type.Optional(LimitSchema), cursor: Type.Optional(CursorSchema) });
 const IdParams = Type.Object({
@@ -53,7 +95,7 @@ async function receiptMeta(ctx: RouteContext, receipt: CheckReceipt, version: nu
 
 export const checkRoutes: FastifyPluginAsyncTypebox<RouteContext> = async (app, ctx) => {
   const { deps, catalog, now } = ctx;
-  const service = new CheckService(deps.store, catalog);
+  const service = new CheckService(deps.store, (version) => catalog.dataAsOf(undefined, version));
 
   app.post(
     '/checks',

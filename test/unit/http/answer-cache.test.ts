@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { ANSWER_ENTRY_COST, AnswerCache, answerCost } from '../../../src/http/answer-cache.ts';
+import { ANSWER_ENTRY_COST, AnswerCache, answerCost } from '../../../src/http/gates/answer-cache.ts';
 
 /** What an answer of `bytes` to a URL of `urlLength` characters counts against the budget. */
 const cost = (bytes: number, urlLength: number) => bytes + urlLength + ANSWER_ENTRY_COST;

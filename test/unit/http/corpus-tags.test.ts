@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { CORPUS_TAGS_KEPT, corpusTagCache } from '../../../src/http/gates/etag.ts';
+import { CORPUS_TAGS_KEPT, corpusTagCache } from '../../../src/http/gates/conditional.ts';
 
 test('a corpus tag is made once per URL and key part at a version, and differs between them', () => {
   const tags = corpusTagCache();

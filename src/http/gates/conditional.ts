@@ -1,12 +1,20 @@
 /**
- * Weak ETags and conditional answers: corpus-backed tags come from the corpus version (and a key's newest
- * receipt), set at the quota gate; the rest hash their body here. A 304 only ever stands for a 200: the
- * handler's, or at the quota gate one already answered at this version (`CorpusTag.answered`).
+ * Stage 3, conditional GET: every weak ETag and both 304s. A 304 only ever stands for a 200.
+ * - Corpus-backed GETs are tagged before the handler from the corpus version (and, for `corpus-key`, the
+ *   key's newest receipt): when the request names the tag of an answer already made 200 at this version, it
+ *   is answered 304 at once — within the key's monthly quota, but taking none of it (`conditionalGet`).
+ * - Other 200s to GET/HEAD are tagged by their body once made; any 200 whose tag the request names becomes a
+ *   304 (`conditionalAnswers`, on the way out, after the answer cache has kept the 200).
  */
 import fp from 'fastify-plugin';
+import type { FastifyRequest } from 'fastify';
 import { CacheRegistry, VersionedCache } from '../../domain/caches.ts';
+import { QuotaExceeded } from '../../domain/errors.ts';
+import { usageMonth } from '../../domain/meters.ts';
 import { sha256 } from '../../domain/sha256.ts';
-import { keyRule, type CorpusTag } from '../context.ts';
+import type { QuotaLedger } from '../../quota/ledger.ts';
+import { keyRule, routeConfig, type AppDeps, type CorpusTag } from '../context.ts';
+import { corpusVersionOf } from '../route-context.ts';
 
 /** A weak tag from the SHA-256 of its parts (22 base64url characters, 132 bits). */
 function weakTag(...parts: (string | number)[]): string {
@@ -56,15 +64,50 @@ export function matchesIfNoneMatch(header: string | undefined, tag: string): boo
   return false;
 }
 
+const isRead = (request: FastifyRequest) => request.method === 'GET' || request.method === 'HEAD';
+
+/** Tags corpus-backed GET/HEAD before the handler, answering 304 at once for an answer already made. */
+export const conditionalGet = fp<{
+  deps: AppDeps;
+  ledger: QuotaLedger;
+  now: () => Date;
+  caches: CacheRegistry;
+}>(
+  async (app, { deps, ledger, now, caches }) => {
+    const corpusTag = corpusTagCache(CORPUS_TAGS_KEPT, caches);
+    app.decorateRequest('corpusTag', undefined);
+    app.addHook('preHandler', async (request, reply) => {
+      const mode = routeConfig(request).etag;
+      if ((mode !== 'corpus' && mode !== 'corpus-key') || !isRead(request)) return;
+      const { auth } = request;
+      const version = await corpusVersionOf(request, deps.store);
+      const keyPart =
+        mode === 'corpus-key' && auth.state === 'valid'
+          ? `${auth.key.id}:${await deps.store.checks.latestCheckId(auth.key.id)}`
+          : '';
+      const entry = corpusTag(version, keyPart, request.url);
+      request.corpusTag = entry;
+      reply.header('ETag', entry.tag);
+      if (!entry.answered || !matchesIfNoneMatch(request.headers['if-none-match'], entry.tag)) return;
+      if (auth.state === 'valid') {
+        const month = usageMonth(now());
+        if (!(await ledger.wouldAdmit(auth.key.id, auth.plan.perMonth.requests, month)))
+          throw new QuotaExceeded(auth.plan, month, { requests: 1, identifiers: 0 });
+      }
+      return reply.code(304).send();
+    });
+  },
+  { name: 'conditional-get' },
+);
+
 /** Keyed answers differ by key: a shared cache must not hand one key's answer to another. */
 const VARY = 'Authorization, X-API-Key';
 
-/** Tags other 200s to GET/HEAD by body, answers 304 when the request names it, marks keyed ones private. */
+/** Tags other 200s to GET/HEAD by body, answers 304 when the request names the tag, marks keyed ones private. */
 export const conditionalAnswers = fp(
   async (app) => {
     app.addHook('onSend', (request, reply, payload, done) => {
-      const keyed = keyRule(request) !== undefined;
-      if (reply.statusCode === 200 && (request.method === 'GET' || request.method === 'HEAD')) {
+      if (reply.statusCode === 200 && isRead(request)) {
         let tag = reply.getHeader('ETag') as string | undefined;
         if (request.corpusTag !== undefined) request.corpusTag.answered = true;
         else if (tag === undefined && (typeof payload === 'string' || Buffer.isBuffer(payload))) {
@@ -76,7 +119,7 @@ export const conditionalAnswers = fp(
           payload = '';
         }
       }
-      if (keyed) {
+      if (keyRule(request) !== undefined) {
         reply.header('Vary', VARY);
         reply.header('Cache-Control', reply.hasHeader('ETag') ? 'private, no-cache' : 'private');
       }

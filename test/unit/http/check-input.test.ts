@@ -1,11 +1,15 @@
 /** The request checks of POST /v1/checks that the body schema cannot express. */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { assertWellFormed, parseIdempotencyKey } from '../../../src/http/check-service.ts';
-import { ProblemError } from '../../../src/http/problems.ts';
+import { assertWellFormed } from '../../../src/checks/check-service.ts';
+import { toProblemError } from '../../../src/http/error-handler.ts';
+import { parseIdempotencyKey } from '../../../src/http/routes/checks.ts';
 
-const refusedNaming = (parameter: string) => (error: unknown) =>
-  error instanceof ProblemError && error.toProblem('/v1/checks').parameter === parameter;
+/** Refused as a 400 problem naming `parameter`, as the error handler maps it. */
+const refusedNaming = (parameter: string) => (error: unknown) => {
+  const problem = toProblemError(error)?.toProblem('/v1/checks');
+  return problem?.status === 400 && problem.parameter === parameter;
+};
 
 describe('Idempotency-Key', () => {
   test('is read from the raw header lines, case-insensitively; absent is null', () => {

@@ -1,60 +1,24 @@
-/** A key's catalogue check: idempotent replay, identifier quota, one set-based match, receipt plus charge. */
-import { VersionedCache } from '../domain/caches.ts';
-import { sha256 } from '../domain/sha256.ts';
-import { Type, type Static } from '@sinclair/typebox';
+/**
+ * A key's catalogue check, the use case behind POST /v1/checks: idempotent replay, identifier quota, one
+ * set-based match, receipt plus charge. What it refuses it throws as domain errors (errors.ts).
+ */
 import { randomBase62 } from '../domain/api-keys.ts';
+import { VersionedCache } from '../domain/caches.ts';
 import { buildReceipt, planCheck, type CheckReceipt } from '../domain/check.ts';
+import { InvalidInput, QuotaExceeded } from '../domain/errors.ts';
 import { usageMonth } from '../domain/meters.ts';
-import { MAX_VALUE_LENGTH } from '../domain/identifiers/normalise.ts';
-import { Text } from '../domain/json-schema.ts';
+import { sha256 } from '../domain/sha256.ts';
 import type { Plan } from '../config.ts';
+import type { QuotaHold } from '../quota/ledger.ts';
 import type { Store } from '../store/database.ts';
-import type { QuotaHold } from './context.ts';
-import { quotaExceeded } from './gates/quota.ts';
-import { invalidParameter } from './problems.ts';
-import type { SourceCatalog } from './source-catalog.ts';
 
-/** Longest `kind` accepted (the nine kinds are at most 5 characters); longer is 400. */
-export const MAX_KIND_LENGTH = 32;
-
-/** The body of POST /v1/checks. `value` above the normaliser's 512 characters is 400. */
-export const CheckBody = Type.Object(
-  {
-    label: Type.Optional(Text({ maxLength: 200, description: "The caller's own reference; echoed back" })),
-    identifiers: Type.Array(
-      Type.Object(
-        {
-          kind: Type.String({
-            maxLength: MAX_KIND_LENGTH,
-            description: 'Identifier kind (case-insensitive); another string is rejected as unknown_kind',
-          }),
-          value: Type.String({ maxLength: MAX_VALUE_LENGTH }),
-        },
-        { additionalProperties: false },
-      ),
-      { minItems: 1, maxItems: 1000 },
-    ),
-  },
-  { additionalProperties: false },
-);
-export type CheckInput = Static<typeof CheckBody>;
+/** What is checked: the caller's label and up to 1000 identifiers as sent. */
+export interface CheckInput {
+  label?: string;
+  identifiers: { kind: string; value: string }[];
+}
 
 const REPLAY_WINDOW_MS = 24 * 3_600_000;
-
-/** The Idempotency-Key from raw headers (Node joins repeats `a, b`): 1–255 printable ASCII, sent once. */
-export function parseIdempotencyKey(rawHeaders: readonly string[]): string | null {
-  const values: string[] = [];
-  for (let i = 0; i + 1 < rawHeaders.length; i += 2)
-    if (rawHeaders[i]!.toLowerCase() === 'idempotency-key') values.push(rawHeaders[i + 1]!);
-  if (values.length === 0) return null;
-  if (values.length > 1 || !/^[\x20-\x7e]{1,255}$/.test(values[0]!)) {
-    throw invalidParameter(
-      'Idempotency-Key',
-      'Idempotency-Key must be 1 to 255 printable ASCII characters, sent once.',
-    );
-  }
-  return values[0]!;
-}
 
 /** A UTF-16 surrogate without its pair: not Unicode text, and stored as U+FFFD by both engines. */
 const LONE_SURROGATE = /\p{Cs}/u;
@@ -62,7 +26,7 @@ const LONE_SURROGATE = /\p{Cs}/u;
 /** Refuses a label, kind or value that is not well-formed Unicode (400 naming the field). */
 export function assertWellFormed(input: CheckInput): void {
   const refuse = (parameter: string) =>
-    invalidParameter(
+    new InvalidInput(
       parameter,
       `"${parameter}" contains a lone UTF-16 surrogate, which is not Unicode text.`,
     );
@@ -84,9 +48,10 @@ export class CheckService {
   /** The number of recalls at the corpus version held: one entry. */
   private readonly sizes: VersionedCache<'size', number>;
 
+  /** @param corpusAsOf the `data_as_of` of every enabled source at a corpus version */
   constructor(
     private readonly store: Store,
-    private readonly catalog: SourceCatalog,
+    private readonly corpusAsOf: (version: number) => Promise<string | null>,
   ) {
     this.sizes = store.caches.add(new VersionedCache('corpus-size', { max: 1 }));
   }
@@ -105,7 +70,7 @@ export class CheckService {
     if (prior.receipt.performed_at < since)
       return { replay: undefined, generation: (prior.generation ?? 0) + 1 };
     if (prior.requestHash !== hash) {
-      throw invalidParameter(
+      throw new InvalidInput(
         'Idempotency-Key',
         'This Idempotency-Key was used with a different request body.',
       );
@@ -160,7 +125,7 @@ export class CheckService {
           idempotencyKey === null ? undefined : await this.priorUse(key.id, idempotencyKey, hash, now);
         if (prior?.replay !== undefined) return replay(prior.replay);
         await tell(used.identifiers);
-        throw quotaExceeded(key.plan, month, amount);
+        throw new QuotaExceeded(key.plan, month, amount);
       }
     }
     const hits = await this.store.recalls.hits(
@@ -171,7 +136,7 @@ export class CheckService {
       checkId: `chk_${randomBase62(24)}`,
       label: input.label ?? null,
       performedAt: now.toISOString(),
-      corpusAsOf: await this.catalog.dataAsOf(undefined, corpusVersion),
+      corpusAsOf: await this.corpusAsOf(corpusVersion),
       corpusSize: await this.corpusSize(corpusVersion),
     });
     if (hold.abandoned) return undefined;
@@ -185,7 +150,7 @@ export class CheckService {
     });
     if (outcome === 'over-quota') {
       await tell();
-      throw quotaExceeded(key.plan, month, amount);
+      throw new QuotaExceeded(key.plan, month, amount);
     }
     if (outcome === 'taken') {
       const prior = await this.priorUse(key.id, idempotencyKey!, hash, now);

@@ -1,5 +1,5 @@
 /**
- * Answers of the corpus-backed GET routes per corpus version (same URL and version, same body: the ETag
+ * Stage 5, the answer cache: answers of the corpus-backed GET routes per corpus version (same URL and version, same body: the ETag
  * promises it), replayed once the gates admit the request; a new version empties the cache. Held as UTF-8
  * bytes off the heap, LRU within the byte budget, which counts each answer's bookkeeping as well as its
  * bytes; an answer over a sixteenth of it is never kept.
@@ -10,11 +10,9 @@ import {
   type CacheFigures,
   type CacheRegistry,
   type CountedCache,
-} from '../domain/caches.ts';
-import { routeConfig } from './context.ts';
-
-/** The media type of every JSON answer, as Fastify writes it. */
-const JSON_CONTENT_TYPE = 'application/json; charset=utf-8';
+} from '../../domain/caches.ts';
+import { routeConfig } from '../context.ts';
+import { JSON_CONTENT_TYPE } from '../rendered-answer.ts';
 
 /** GET, and HEAD, which is answered as GET without the body. */
 function isRead(method: string): boolean {
@@ -122,5 +120,5 @@ export const answerCache = fp<{ budget: number; caches: CacheRegistry }>(
       done(null, payload);
     });
   },
-  { name: 'answer-cache', dependencies: ['quota-gate'] },
+  { name: 'answer-cache' },
 );

@@ -16,11 +16,40 @@
  * A key's plan can change while it is in use: the first admission under the new limit retires the old entry
  * (its unused units go back at once, its holds settle and are reported as usual) and leases under the new one.
  */
-import { andThen, type MaybePromise } from '../domain/maybe-promise.ts';
 import { usageMonth } from '../domain/meters.ts';
 import type { LeaseRule } from '../domain/quota-lease.ts';
 import type { Store } from '../store/database.ts';
-import type { LedgerFigures, QuotaHold } from './context.ts';
+
+/**
+ * A request's unit of its key's monthly request quota, taken before the handler. It becomes used when a 2xx
+ * answer has been sent in full, and is freed when the answer is anything else, is waived, or the connection
+ * closes before the answer was sent — unless it was kept.
+ */
+export interface QuotaHold {
+  /** The connection closed before an answer was sent: nothing should be recorded for this request. */
+  readonly abandoned: boolean;
+  /** Frees the unit although the answer is 2xx (an idempotent replay is free). */
+  waive(): void;
+  /** Uses the unit even if the answer is never received (a receipt was recorded: it can be read back). */
+  keep(): void;
+  /** Runs `record` (which may `keep`) with the hold unsettled until it ends, even if the connection closes. */
+  recording<T>(record: () => Promise<T>): Promise<T>;
+}
+
+/** What a node's ledger has done since it started (totals) and holds now, for the metrics. */
+export interface LedgerFigures {
+  /** Leases the database granted units to, and leases it refused (the month used up). */
+  grantedLeases: number;
+  refusedLeases: number;
+  /** Units leased, units reported as used, and unused units given back, in all. */
+  leasedUnits: number;
+  reportedUnits: number;
+  returnedUnits: number;
+  /** Units leased and not yet reported or given back now, over every entry. */
+  heldUnits: number;
+  /** Keys' months with an entry now. */
+  keys: number;
+}
 
 /** How often used requests are reported (and idle leases looked at). */
 export const REPORT_MS = 100;
@@ -140,17 +169,16 @@ export class QuotaLedger {
   ) {}
 
   /**
-   * Takes one request of the key's month, from this node's lease (leasing a block when it has none
-   * free: only then is the answer a promise); undefined when the quota is used up. Unmetered (`limit` null)
-   * always admits.
+   * Takes one request of the key's month, from this node's lease (leasing a block when it has none free);
+   * undefined when the quota is used up. Unmetered (`limit` null) always admits.
    */
-  admit(keyId: string, limit: number | null, month: string): MaybePromise<LeaseHold | undefined> {
+  async admit(keyId: string, limit: number | null, month: string): Promise<LeaseHold | undefined> {
     const entry = this.entry(keyId, limit, month);
-    return andThen(this.available(entry, true), (ok) => (ok ? new LeaseHold(this, entry) : undefined));
+    return (await this.available(entry, true)) ? new LeaseHold(this, entry) : undefined;
   }
 
   /** Whether the key's month could take one more request, without taking it (a 304 does not count). */
-  wouldAdmit(keyId: string, limit: number | null, month: string): MaybePromise<boolean> {
+  async wouldAdmit(keyId: string, limit: number | null, month: string): Promise<boolean> {
     return this.available(this.entry(keyId, limit, month), false);
   }
 
@@ -214,17 +242,14 @@ export class QuotaLedger {
   }
 
   /**
-   * Whether the entry has a unit free (at once when it has), leasing a block when it has none; false when
-   * none remain. `take` holds the unit in the same step as it is seen free (no other admission can see it
-   * between).
+   * Whether the entry has a unit free, leasing a block when it has none; false when none remain. `take` holds
+   * the unit in the same step as it is seen free (no other admission can see it between).
    */
-  private available(entry: Entry, take: boolean): MaybePromise<boolean> {
-    if (!hasFree(entry)) return this.leaseUntilFree(entry, take);
-    if (take) entry.held++;
-    return true;
-  }
-
-  private async leaseUntilFree(entry: Entry, take: boolean): Promise<boolean> {
+  private async available(entry: Entry, take: boolean): Promise<boolean> {
+    if (hasFree(entry)) {
+      if (take) entry.held++;
+      return true;
+    }
     entry.waiting++;
     try {
       await entry.replacing;
