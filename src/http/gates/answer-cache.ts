@@ -71,12 +71,6 @@ export class AnswerCache implements CountedCache {
     this.answers.set(version, url, answer);
   }
 
-  /** Answers held now, and the bytes they count against the budget. */
-  size(): { answers: number; bytes: number } {
-    const f = this.figures();
-    return { answers: f.entries, bytes: f.bytes ?? 0 };
-  }
-
   figures(): CacheFigures {
     return (
       this.answers?.figures() ?? {
