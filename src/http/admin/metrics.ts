@@ -9,9 +9,9 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { CacheRegistry } from '../../domain/caches.ts';
 import type { SourceMeta } from '../../ingest/source.ts';
+import type { LedgerFigures } from '../../quota/ledger.ts';
 import type { Store } from '../../store/database.ts';
 import type { AppMetrics } from '../context.ts';
-import type { LedgerFigures } from '../../quota/ledger.ts';
 import { failedLast, isDegraded } from '../source-catalog.ts';
 
 /** Latency buckets, in seconds: a cached lookup answers in well under a millisecond, a large check in seconds. */
