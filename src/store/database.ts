@@ -15,7 +15,6 @@ import { migrationProvider } from './migrations/index.ts';
 import { RecallsStore } from './recalls-store.ts';
 import { ReportStore } from './report-store.ts';
 import { SourcesStore } from './sources-store.ts';
-import { StoreStateWatch } from './store-state.ts';
 import { UsageStore } from './usage-store.ts';
 
 export class MigrationError extends Error {
@@ -126,7 +125,7 @@ export async function openStore(database: Config['database']): Promise<Store> {
     await engine.close();
     throw error;
   }
-  const state = new StoreStateWatch(engine);
+  const state = engine.watchState();
   return {
     engine: engine.name,
     recalls: new RecallsStore(db, engine, caches),

@@ -10,6 +10,7 @@ import type {
   Transaction,
 } from 'kysely';
 import type { Database } from './schema.ts';
+import type { StoreStateWatch } from './store-state.ts';
 
 /** A statement prepared once and run many times on the driver (no per-call compile or re-parse). */
 export interface Prepared<R> {
@@ -17,26 +18,6 @@ export interface Prepared<R> {
   /** Runs a write; returns the number of rows changed. */
   run(params: readonly unknown[]): Promise<number>;
 }
-
-/** The channel on which PostgreSQL announces each change of the corpus or keys version ("<version> <keys_version>"). */
-export const STATE_CHANNEL = 'recalls_store_state';
-
-/**
- * How an engine hears that another connection committed, so that state read once stays valid until then
- * (store-state.ts). SQLite: `PRAGMA data_version` of each file, which differs once another connection (another
- * process) has committed, read without reading a page. PostgreSQL: LISTEN on a connection of its own.
- */
-export type CommitSignal =
-  | { kind: 'data-version'; read(): string }
-  | {
-      kind: 'notify';
-      /**
-       * LISTENs to `channel`, reconnecting while not stopped: `onMessage(payload)` for each notification,
-       * `onMessage(undefined)` on each (re)connection, after which notifications may have been missed.
-       * Returns the function that stops listening.
-       */
-      listen(channel: string, onMessage: (payload: string | undefined) => void): () => Promise<void>;
-    };
 
 /** On SQLite, how long one try of a serving write waits for the write lock, blocking the event loop. */
 export const WRITE_TRY_MS = 5;
@@ -69,7 +50,8 @@ export interface Engine {
    * PostgreSQL, a change of `corpus_state` or `keys_state` announces both versions on STATE_CHANNEL.
    */
   keysStateSql(): string[];
-  readonly commits: CommitSignal;
+  /** This node's watch of the shared state (store-state.ts); `clock` in milliseconds, monotonic. */
+  watchState(clock?: () => number): StoreStateWatch;
   /** Runs once the schema is current: SQLite moves corpus tables still among the service's records to their file. */
   ready(): Promise<void>;
   /**

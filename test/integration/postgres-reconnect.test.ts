@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import pg from 'pg';
 import { openStore } from '../../src/store/database.ts';
-import { LISTENER_NAME } from '../../src/store/engines/postgres.ts';
+import { LISTENER_NAME } from '../../src/store/engines/postgres-watch.ts';
 import { createTestDatabase, PG_ADMIN_URL, sqliteOnly } from '../support/database.ts';
 import { requireService } from '../support/services.ts';
 import { until } from '../support/until.ts';

@@ -16,13 +16,10 @@ import pg from 'pg';
 import { generateApiKey, hashApiKey } from '../../src/domain/api-keys.ts';
 import { migrate, openStore } from '../../src/store/database.ts';
 import type { Engine } from '../../src/store/engine.ts';
-import { LISTENER_NAME } from '../../src/store/engines/postgres.ts';
-import {
-  DATA_VERSION_EVERY_MS,
-  STATE_BOUND_MS,
-  STATE_POLL_MS,
-  StoreStateWatch,
-} from '../../src/store/store-state.ts';
+import { LISTENER_NAME, STATE_POLL_MS } from '../../src/store/engines/postgres-watch.ts';
+import { DATA_VERSION_EVERY_MS } from '../../src/store/engines/sqlite-watch.ts';
+import { STATE_BOUND_MS } from '../../src/store/engines/state-reads.ts';
+import type { StoreStateWatch } from '../../src/store/store-state.ts';
 import { runCli } from '../support/cli.ts';
 import {
   createTestDatabase,
@@ -239,7 +236,7 @@ describe('how soon a change is seen, from the mechanism', () => {
     () =>
       withDatabase('sqlite', async (engine, other) => {
         let clock = 0;
-        const watch = new StoreStateWatch(engine, () => clock);
+        const watch = engine.watchState(() => clock);
         const first = await watch.current();
         clock = DATA_VERSION_EVERY_MS;
         assert.ok(fromMemory(watch), 'nothing committed: from memory');
@@ -259,7 +256,7 @@ describe('how soon a change is seen, from the mechanism', () => {
 
   test('a read of the state started before a write through this store is not shared with a use after it', () =>
     withDatabase(TEST_ENGINE, async (engine) => {
-      const watch = new StoreStateWatch(engine);
+      const watch = engine.watchState();
       try {
         const before = watch.current();
         assert.ok(before instanceof Promise, 'nothing known yet: read');
@@ -281,7 +278,7 @@ describe('how soon a change is seen, from the mechanism', () => {
       if (!(await requireService(t, 'PostgreSQL', PG_ADMIN_URL))) return;
       await withDatabase('postgres', async (engine) => {
         let clock = 0;
-        const watch = new StoreStateWatch(engine, () => clock);
+        const watch = engine.watchState(() => clock);
         try {
           await watch.current();
           clock = STATE_BOUND_MS;

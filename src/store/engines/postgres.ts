@@ -2,75 +2,14 @@
 import { CompiledQuery, Kysely, PostgresDialect, sql } from 'kysely';
 import pg from 'pg';
 import { BoundedCache, CacheRegistry } from '../../domain/caches.ts';
-import {
-  PREPARED_LIMIT,
-  STATE_CHANNEL,
-  STATE_ROWS,
-  type CommitSignal,
-  type Engine,
-  type Prepared,
-} from '../engine.ts';
+import { PREPARED_LIMIT, STATE_ROWS, type Engine, type Prepared } from '../engine.ts';
 import type { Database } from '../schema.ts';
+import { PostgresStateWatch, STATE_CHANNEL } from './postgres-watch.ts';
 
 /** `?` placeholders numbered `$1`, `$2`, … */
 function numbered(text: string): string {
   let n = 0;
   return text.replace(/\?/g, () => `$${++n}`);
-}
-
-/** The `application_name` of the LISTEN connection, so that it can be told from the pool's. */
-export const LISTENER_NAME = 'recalls-state-listener';
-
-/** Milliseconds between attempts to (re)open the LISTEN connection. */
-const LISTEN_RETRY_MS = 250;
-
-/** LISTEN on a connection outside the pool (a pooled one may be closed when idle), reopened when lost. */
-function listener(url: string): CommitSignal {
-  return {
-    kind: 'notify',
-    listen(channel, onMessage) {
-      let stopped = false;
-      let client: pg.Client | undefined;
-      let retry: NodeJS.Timeout | undefined;
-      const open = () => {
-        if (stopped) return;
-        // A connection that hangs or dies silently is given up and reopened (the poll covers the meantime).
-        const c = new pg.Client({
-          connectionString: url,
-          application_name: LISTENER_NAME,
-          connectionTimeoutMillis: 5000,
-          keepAlive: true,
-          keepAliveInitialDelayMillis: 10_000,
-        });
-        let lost = false;
-        const reopen = () => {
-          if (lost) return;
-          lost = true;
-          if (client === c) client = undefined;
-          void c.end().catch(() => {});
-          if (!stopped) (retry = setTimeout(open, LISTEN_RETRY_MS)).unref();
-        };
-        c.on('error', reopen);
-        c.on('end', reopen);
-        c.on('notification', (n) => {
-          if (n.channel === channel) onMessage(n.payload ?? '');
-        });
-        c.connect()
-          .then(() => c.query(`LISTEN ${channel}`))
-          .then(() => {
-            if (stopped || lost) return void c.end().catch(() => {});
-            client = c;
-            onMessage(undefined);
-          }, reopen);
-      };
-      open();
-      return async () => {
-        stopped = true;
-        clearTimeout(retry);
-        await client?.end().catch(() => {});
-      };
-    },
-  };
 }
 
 export function openPostgres(url: string, caches = new CacheRegistry()): Engine {
@@ -136,7 +75,9 @@ export function openPostgres(url: string, caches = new CacheRegistry()): Engine 
       `CREATE TRIGGER keys_state_announce AFTER UPDATE ON keys_state
          FOR EACH ROW EXECUTE FUNCTION announce_store_state()`,
     ],
-    commits: listener(url),
+    watchState(clock) {
+      return new PostgresStateWatch(this, url, clock);
+    },
     ready: async () => {},
     async check() {
       const { rows } = await pool.query<{ v: unknown; k: unknown }>(STATE_ROWS);

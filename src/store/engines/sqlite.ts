@@ -18,6 +18,7 @@ import {
 import type { Database } from '../schema.ts';
 import { corpusPathOf, moveCorpusTables } from './sqlite-files.ts';
 import { SQLite, type SqliteStatement } from './sqlite-driver.ts';
+import { SqliteStateWatch } from './sqlite-watch.ts';
 
 /** Opens the service's records at `path` with the corpus file beside it (`corpusPathOf`). */
 export function openSqlite(path: string, caches = new CacheRegistry()): Engine {
@@ -41,13 +42,9 @@ export function openSqlite(path: string, caches = new CacheRegistry()): Engine {
   );
   // The ingest's bulk inserts: one statement per table written.
   const direct = caches.add(new BoundedCache<string, SqliteStatement>('bulk-insert-statements', { max: 16 }));
-  // Differs from its last value once another connection has committed to that file; the WAL index header
-  // tells, no page is read.
   const files =
     path === ':memory:' ? [] : [path, corpusPathOf(path)].map((p) => ({ path: p, id: fileId(p) }));
   let stateRows: SqliteStatement | undefined; // prepared once the schema exists
-  const mainVersion = connection.prepare('PRAGMA main.data_version').pluck();
-  const corpusVersion = connection.prepare('PRAGMA corpus.data_version').pluck();
 
   function prepare<R>(query: string | CompiledQuery<R>): Prepared<R> {
     const text = typeof query === 'string' ? query : query.sql;
@@ -104,9 +101,10 @@ export function openSqlite(path: string, caches = new CacheRegistry()): Engine {
            BEGIN UPDATE keys_state SET keys_version = keys_version + 1 WHERE id = 1; END`,
       ),
     ],
-    commits: {
-      kind: 'data-version',
-      read: () => `${mainVersion.get() as number} ${corpusVersion.get() as number}`,
+    watchState(clock) {
+      const main = connection.prepare('PRAGMA main.data_version').pluck();
+      const corpus = connection.prepare('PRAGMA corpus.data_version').pluck();
+      return new SqliteStateWatch(this, () => `${main.get() as number} ${corpus.get() as number}`, clock);
     },
     ready: async () => moveCorpusTables(connection),
     async check() {
