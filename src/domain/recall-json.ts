@@ -6,7 +6,7 @@
  * schemas (RecallSchema, RecallMatchSchema) serialise: their field order (required fields first, then the
  * optional ones, each in schema order: `identifiers` comes last), `JSON.stringify` escaping.
  */
-import type { IdentifierKind } from './identifiers/kinds.ts';
+import type { Confidence, IdentifierKind } from './identifiers/kinds.ts';
 import type { JsonText } from './json-text.ts';
 import type { Identifier, RecallContent } from './recall.ts';
 
@@ -69,7 +69,7 @@ export function renderIdentifiers(identifiers: readonly Identifier[]): string {
 export interface RecallMatchPart {
   kind: IdentifierKind;
   normalized: string;
-  confidence: string;
+  confidence: Confidence;
 }
 
 /** Everything a recall's JSON is assembled from: stored text and the fields read with it. */
@@ -95,7 +95,7 @@ export interface RecallParts {
 const str = JSON.stringify;
 
 /** What ends a RecallMatch: its `match` and the closing brace. */
-export function renderMatchEnd(match: RecallMatchPart): string {
+function renderMatchEnd(match: RecallMatchPart): string {
   return `,"match":{"kind":${str(match.kind)},"normalized":${str(match.normalized)},"confidence":${str(match.confidence)}}}`;
 }
 

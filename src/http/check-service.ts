@@ -163,7 +163,7 @@ export class CheckService {
         throw quotaExceeded(key.plan, month, amount);
       }
     }
-    const hits = await this.store.recalls.hits(
+    const hits = await this.store.identifiers.hits(
       plan.checked.flatMap((c) => c.matchKeys),
       plan.checked.flatMap((c) => c.productKeys),
     );
