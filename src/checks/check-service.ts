@@ -128,7 +128,7 @@ export class CheckService {
         throw new QuotaExceeded(key.plan, month, amount);
       }
     }
-    const hits = await this.store.recalls.hits(
+    const hits = await this.store.identifiers.hits(
       plan.checked.flatMap((c) => c.matchKeys),
       plan.checked.flatMap((c) => c.productKeys),
     );

@@ -1,35 +1,94 @@
 /**
- * A recall's public JSON, rendered once and assembled per answer. The agency's content (title … url) and the
- * identifiers list change only when the record does, so ingestion renders them and the store keeps the text;
- * an answer adds what can move without the record changing (the source's agency and freshness, the seen
- * stamps) and what belongs to the request (a lookup's `match`) around them. The bytes are those the response
- * schemas (RecallSchema, RecallMatchSchema) serialise: their field order (required fields first, then the
- * optional ones, each in schema order: `identifiers` comes last), `JSON.stringify` escaping.
+ * A recall's public JSON from one list of its fields: RecallSummarySchema's properties, in the order the
+ * serialiser writes them (`servedOrder`), each with its writer below. The agency's content (title … url)
+ * changes only when the record does: ingestion renders it (`renderContentFields`, and the identifiers list
+ * with `renderIdentifiers`) and the store keeps the text. An answer writes the other fields around it from
+ * the recall's row and its source, which can move without the record changing, and ends it with what the
+ * answer adds (`assembleRecall`): a Recall's identifiers, a lookup's `match`. The bytes are those the
+ * response schemas serialise (`JSON.stringify` escaping); test/integration/rendered-answers.test.ts compares
+ * them.
  */
-import type { IdentifierKind } from './identifiers/kinds.ts';
+import type { Confidence, IdentifierKind } from './identifiers/kinds.ts';
+import { servedOrder } from './json-schema.ts';
 import type { JsonText } from './json-text.ts';
-import type { Identifier, RecallContent } from './recall.ts';
+import { RecallSummarySchema, type Identifier, type RecallContent, type RecallSummary } from './recall.ts';
 
-/** The content fields in RecallSchema's order, as `"title":…,"url":…` (no braces): stored per record. */
+/** The stored identifier a lookup matched. */
+export interface RecallMatchPart {
+  kind: IdentifierKind;
+  normalized: string;
+  confidence: Confidence;
+}
+
+/** Everything a recall's JSON is assembled from: stored text and the fields read with it. */
+export interface RecallParts {
+  id: string;
+  sourceId: string;
+  recordId: string;
+  /** The source's agency, as the sources table holds it now. */
+  agency: string;
+  jurisdiction: string;
+  /** `renderContentFields` of the record's content, as stored (its text or its UTF-8 bytes). */
+  contentFields: string | Uint8Array;
+  revision: number;
+  /** `renderIdentifiers` of the record's identifiers, where one recall is read (text or UTF-8 bytes). */
+  identifiers?: string | Uint8Array;
+  dataAsOf: string;
+  firstSeenAt: string;
+  lastSeenAt: string;
+  /** The identifier a lookup matched. */
+  match?: RecallMatchPart;
+}
+
+const str = JSON.stringify;
+
+/** The agency's content fields, rendered once into the stored text. */
+type ContentField = Exclude<keyof RecallContent, 'identifiers'>;
+
+/** Each content field's value, from the record's content (nested objects in their schema's order). */
+const CONTENT: { [F in ContentField]: (c: RecallContent) => RecallSummary[F] } = {
+  title: (c) => c.title ?? null,
+  summary: (c) => c.summary ?? null,
+  hazard: (c) => ({ category: c.hazard.category ?? null, text: c.hazard.text ?? null }),
+  product: (c) => ({
+    category: c.product.category ?? null,
+    brands: c.product.brands,
+    models: c.product.models,
+  }),
+  severity: (c) => c.severity ?? null,
+  source_classification: (c) => c.source_classification ?? null,
+  remedy: (c) => c.remedy ?? null,
+  recall_date: (c) => c.recall_date ?? null,
+  published_date: (c) => c.published_date ?? null,
+  countries: (c) => c.countries,
+  url: (c) => c.url ?? null,
+};
+
+/** Each other field's JSON, written per answer from the recall's row and its source. */
+const SERVED: { [F in Exclude<keyof RecallSummary, ContentField>]: (p: RecallParts) => string } = {
+  id: (p) => str(p.id),
+  source: (p) =>
+    `{"id":${str(p.sourceId)},"record_id":${str(p.recordId)},"agency":${str(p.agency)},"jurisdiction":${str(p.jurisdiction)}}`,
+  revision: (p) => String(p.revision),
+  data_as_of: (p) => str(p.dataAsOf),
+  first_seen_at: (p) => str(p.firstSeenAt),
+  last_seen_at: (p) => str(p.lastSeenAt),
+};
+
+/** RecallSummarySchema's fields as served: those written before the stored text, its own, those after. */
+const ORDER = servedOrder(RecallSummarySchema) as (keyof RecallSummary)[];
+const isContent = (field: keyof RecallSummary): field is ContentField => field in CONTENT;
+const STORED = ORDER.filter(isContent);
+const BEFORE = ORDER.slice(0, ORDER.indexOf(STORED[0]!)) as (keyof typeof SERVED)[];
+const AFTER = ORDER.slice(BEFORE.length + STORED.length) as (keyof typeof SERVED)[];
+if (BEFORE.length === 0 || [...BEFORE, ...AFTER].some(isContent))
+  throw new Error('the content fields must be one run of RecallSummarySchema, after its first field');
+
+/** The content fields in their served order, as `"title":…,"url":…` (no braces): stored per record. */
 export function renderContentFields(content: RecallContent): string {
-  const json = JSON.stringify({
-    title: content.title ?? null,
-    summary: content.summary ?? null,
-    hazard: { category: content.hazard.category ?? null, text: content.hazard.text ?? null },
-    product: {
-      category: content.product.category ?? null,
-      brands: content.product.brands,
-      models: content.product.models,
-    },
-    severity: content.severity ?? null,
-    source_classification: content.source_classification ?? null,
-    remedy: content.remedy ?? null,
-    recall_date: content.recall_date ?? null,
-    published_date: content.published_date ?? null,
-    countries: content.countries,
-    url: content.url ?? null,
-  });
-  return json.slice(1, -1);
+  const fields: Record<string, unknown> = {};
+  for (const field of STORED) fields[field] = CONTENT[field](content);
+  return str(fields).slice(1, -1);
 }
 
 /** A UTF-16 code unit mapped so that comparing the results orders by code point (UTF-8 byte order). */
@@ -55,7 +114,7 @@ export function renderIdentifiers(identifiers: readonly Identifier[]): string {
     (a, b) =>
       compareUtf8(a.kind, b.kind) || compareUtf8(a.normalized, b.normalized) || compareUtf8(a.value, b.value),
   );
-  return JSON.stringify(
+  return str(
     ordered.map((i) => ({
       kind: i.kind,
       value: i.value,
@@ -65,51 +124,30 @@ export function renderIdentifiers(identifiers: readonly Identifier[]): string {
   );
 }
 
-/** The stored identifier a lookup matched. */
-export interface RecallMatchPart {
-  kind: IdentifierKind;
-  normalized: string;
-  confidence: string;
-}
-
-/** Everything a recall's JSON is assembled from: stored text and the fields read with it. */
-export interface RecallParts {
-  id: string;
-  sourceId: string;
-  recordId: string;
-  /** The source's agency, as the sources table holds it now. */
-  agency: string;
-  jurisdiction: string;
-  /** `renderContentFields` of the record's content, as stored (its text or its UTF-8 bytes). */
-  contentFields: string | Uint8Array;
-  revision: number;
-  /** `renderIdentifiers` of the record's identifiers, where one recall is read (text or UTF-8 bytes). */
-  identifiers?: string | Uint8Array;
-  dataAsOf: string;
-  firstSeenAt: string;
-  lastSeenAt: string;
-  /** The identifier a lookup matched. */
-  match?: RecallMatchPart;
-}
-
-const str = JSON.stringify;
-
-/** What ends a RecallMatch: its `match` and the closing brace. */
-export function renderMatchEnd(match: RecallMatchPart): string {
-  return `,"match":{"kind":${str(match.kind)},"normalized":${str(match.normalized)},"confidence":${str(match.confidence)}}}`;
+/** `,"field":value` for each of `fields`, written from `p`. */
+function served(fields: readonly (keyof typeof SERVED)[], p: RecallParts): string {
+  let out = '';
+  for (const field of fields) out += `,"${field}":${SERVED[field](p)}`;
+  return out;
 }
 
 /**
- * One recall's JSON (a Recall, or a RecallMatch with `match`): pieces around the stored text, joined once
- * when the answer is sent (json-text.ts).
+ * One recall's JSON: a RecallSummary, a Recall (with `identifiers`, its schema's last field) or a RecallMatch
+ * (with `match`, its schema's last field). Pieces around the stored text, joined once when the answer is sent
+ * (json-text.ts).
  */
 export function assembleRecall(p: RecallParts): JsonText {
-  const head = `{"id":${str(p.id)},"source":{"id":${str(p.sourceId)},"record_id":${str(p.recordId)},"agency":${str(p.agency)},"jurisdiction":${str(p.jurisdiction)}},`;
-  let tail = `,"revision":${p.revision},"data_as_of":${str(p.dataAsOf)},"first_seen_at":${str(p.firstSeenAt)},"last_seen_at":${str(p.lastSeenAt)}`;
-  const match = p.match === undefined ? '}' : renderMatchEnd(p.match);
-  if (p.identifiers === undefined) return [head, p.contentFields, tail + match];
-  tail += ',"identifiers":';
-  return [head, p.contentFields, tail, p.identifiers, match];
+  const head = `{${served(BEFORE, p).slice(1)},`;
+  const tail = served(AFTER, p);
+  if (p.identifiers !== undefined)
+    return [head, p.contentFields, `${tail},"identifiers":`, p.identifiers, '}'];
+  if (p.match === undefined) return [head, p.contentFields, `${tail}}`];
+  const { kind, normalized, confidence } = p.match;
+  return [
+    head,
+    p.contentFields,
+    `${tail},"match":{"kind":${str(kind)},"normalized":${str(normalized)},"confidence":${str(confidence)}}}`,
+  ];
 }
 
 /** One revision's JSON around its stored `changed_fields` text (written once, with `JSON.stringify`). */

@@ -8,6 +8,7 @@ import { CacheRegistry } from '../domain/caches.ts';
 import type { Engine } from './engine.ts';
 import { openSqlite } from './engines/sqlite.ts';
 import { ChecksStore } from './checks-store.ts';
+import { IdentifiersStore } from './identifiers-store.ts';
 import { IngestStore } from './ingest-store.ts';
 import { KeysStore } from './keys-store.ts';
 import { LocksStore } from './locks-store.ts';
@@ -28,6 +29,7 @@ export class MigrationError extends Error {
 export interface Store {
   readonly engine: Engine['name'];
   readonly recalls: RecallsStore;
+  readonly identifiers: IdentifiersStore;
   readonly ingest: IngestStore;
   readonly sources: SourcesStore;
   readonly keys: KeysStore;
@@ -126,9 +128,11 @@ export async function openStore(database: Config['database']): Promise<Store> {
     throw error;
   }
   const state = engine.watchState();
+  const recalls = new RecallsStore(db, engine, caches);
   return {
     engine: engine.name,
-    recalls: new RecallsStore(db, engine, caches),
+    recalls,
+    identifiers: new IdentifiersStore(db, engine, recalls),
     ingest: new IngestStore(db, engine, state),
     sources: new SourcesStore(db, state),
     keys: new KeysStore(db, engine, state, caches),

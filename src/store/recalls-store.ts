@@ -1,25 +1,20 @@
-/** Read queries over recalls, identifiers and revisions, compiled once; callers get domain shapes. */
-import { sql, type AliasedSelectQueryBuilder, type Kysely } from 'kysely';
-import type { Hit } from '../domain/check.ts';
-import { isMoreCertain, type Confidence, type IdentifierKind } from '../domain/identifiers/kinds.ts';
-import type { LookupKeys } from '../domain/identifiers/match-keys.ts';
+/**
+ * Reads of recalls and their revisions, compiled once: list pages, counts, one recall, its amendments. Each
+ * recall's JSON is assembled around its stored rendering (recall-json.ts); identifiers-store.ts reads its
+ * pages through here too.
+ */
+import { sql, type Kysely } from 'kysely';
 import type { JsonText } from '../domain/json-text.ts';
-import { assembleRecall, assembleRevision, renderMatchEnd, type RecallParts } from '../domain/recall-json.ts';
+import {
+  assembleRecall,
+  assembleRevision,
+  type RecallMatchPart,
+  type RecallParts,
+} from '../domain/recall-json.ts';
 import { CacheRegistry } from '../domain/caches.ts';
 import { compile, StatementCache, type RowOf, type Statement } from './compiled.ts';
 import type { Engine } from './engine.ts';
-import {
-  compareListOrder,
-  pageOfJoined,
-  positionOfJoined,
-  splitJoined,
-  type JoinedRow,
-  type RecallPage,
-  type RecallPosition,
-} from './joined-recalls.ts';
 import type { Database } from './schema.ts';
-
-export type { RecallPage, RecallPosition } from './joined-recalls.ts';
 
 /** Filters of GET /v1/recalls, already validated. */
 export interface RecallFilters {
@@ -47,11 +42,17 @@ const FILTERS = [
 
 type Filter = (typeof FILTERS)[number];
 
+/** Keyset position in the newest-first order: the last row's sort date and id. */
+export interface RecallPosition {
+  sortDate: string;
+  id: string;
+}
+
 /**
  * The columns a recall's JSON is assembled from and its list position: the fields around its rendering, and
  * the rendering itself as bytes (`Engine.utf8`).
  */
-const recallSelection = (engine: Engine) =>
+export const recallSelection = (engine: Engine) =>
   [
     'r.id',
     'r.source_id',
@@ -72,89 +73,8 @@ const fromRecalls = (db: Kysely<Database>) =>
 const selectRecalls = (db: Kysely<Database>, engine: Engine) =>
   fromRecalls(db).select(recallSelection(engine));
 
-/**
- * A recall's JSON put together by the database: what `assembleRecall` makes without identifiers, byte for byte
- * (test/integration/rendered-answers.test.ts compares them). `end` closes it: `}` for a Recall, nothing for a
- * RecallMatch, whose match is added after (`renderMatchEnd`). Recalls read this way and joined (joined-recalls.ts)
- * hand the driver one value, not eleven a recall: making those values was most of a page's statement.
- */
-const recallJson = (engine: Engine, end: '}' | '') => {
-  const q = (column: string) => engine.jsonQuote(sql.ref(column));
-  return sql<string>`concat('{"id":', ${q('r.id')}, ',"source":{"id":', ${q('r.source_id')}, ',"record_id":', ${q('r.record_id')}, ',"agency":', ${q('s.agency')}, ',"jurisdiction":', ${q('r.jurisdiction')}, '},', r.rendered_fields, ',"revision":', r.revision, ',"data_as_of":', ${engine.jsonQuote(sql`coalesce(s.data_as_of, r.last_seen_at)`)}, ',"first_seen_at":', ${q('r.first_seen_at')}, ',"last_seen_at":', ${q('r.last_seen_at')}, ${sql.lit(end)})`;
-};
-
-/** Recalls reached from the identifiers table. */
-const fromMatches = (db: Kysely<Database>) =>
-  db
-    .selectFrom('identifiers as i')
-    .innerJoin('recalls as r', 'r.id', 'i.recall_id')
-    .innerJoin('sources as s', 's.id', 'r.source_id');
-
-type MatchQuery = ReturnType<typeof fromMatches>;
-
-/** What a joined statement's subquery selects, as `j`: each recall's list position, source and JSON. */
-type JoinedSource = AliasedSelectQueryBuilder<
-  { id: string; sort_date: string; source_id: string; json: string },
-  'j'
->;
-
-/**
- * The recalls `rows` selects, as one row: their JSON joined, and each one's `[sort_date, id, source_id, byte
- * length, ...extra]` in the joined value's order (joined-recalls.ts).
- */
-const joinedOf = (db: Kysely<Database>, engine: Engine, rows: JoinedSource, extra: readonly string[] = []) =>
-  db
-    .selectFrom(rows)
-    .select([
-      engine.commaJoined(sql.ref('j.json')).as('joined'),
-      engine
-        .jsonRows([
-          sql.ref('j.sort_date'),
-          sql.ref('j.id'),
-          sql.ref('j.source_id'),
-          sql`octet_length(j.json)`,
-          ...extra.map((column) => sql.ref(`j.${column}`)),
-        ])
-        .as('rows'),
-    ]);
-
-/**
- * The recalls that `query` reaches, each with the identifier that matched, as one row: their JSON up to its
- * match, joined, and each one's position, source, length and match.
- */
-const joinMatches = (db: Kysely<Database>, engine: Engine, query: MatchQuery) =>
-  joinedOf(
-    db,
-    engine,
-    query
-      .select([
-        'r.id',
-        'r.sort_date',
-        'r.source_id',
-        'i.kind',
-        'i.normalized',
-        'i.confidence',
-        recallJson(engine, '').as('json'),
-      ])
-      .as('j'),
-    ['kind', 'normalized', 'confidence'],
-  );
-
-/** A joined row of matches: a JoinedRow and the identifier that matched. */
-type JoinedMatchRow = [...JoinedRow, kind: IdentifierKind, normalized: string, confidence: Confidence];
-
-/** One matched recall of a joined value: its JSON up to its match, and the match. */
-interface JoinedMatch {
-  row: JoinedMatchRow;
-  json: Uint8Array;
-}
-
-type RecallRow = RowOf<ReturnType<typeof selectRecalls>>;
-/** Recalls as the database joins them: see `joinedOf`. */
-type JoinedRecalls = RowOf<ReturnType<typeof joinedOf>>;
-
-/** A row's list position. */
-const positionOf = (row: RecallRow): RecallPosition => ({ sortDate: row.sort_date, id: row.id });
+/** A recall as `recallSelection` reads it. */
+export type RecallRow = RowOf<ReturnType<typeof selectRecalls>>;
 
 /** A recall read for an answer: its JSON, assembled around the stored rendering, and its list position. */
 export interface RenderedRecall {
@@ -162,8 +82,14 @@ export interface RenderedRecall {
   sourceId: string;
   /** Where it stands in the newest-first order (the next page's cursor). */
   position: RecallPosition;
-  /** A Recall (with identifiers where one is read) or, from a lookup, a RecallMatch, as served. */
+  /** A RecallSummary, a Recall (with its identifiers) or, from a lookup, a RecallMatch, as served. */
   json: JsonText;
+}
+
+/** A page of recalls as served, in list order, and whether another page follows. */
+export interface RecallPage {
+  rows: RenderedRecall[];
+  more: boolean;
 }
 
 /** One revision as served, with its number (the next page's cursor). */
@@ -172,11 +98,15 @@ export interface RenderedRevision {
   json: string;
 }
 
-function rendered(row: RecallRow, extra: Pick<RecallParts, 'identifiers' | 'match'> = {}): RenderedRecall {
+/** A recall's JSON and list position from its row; `identifiers` or `match` end a Recall or a RecallMatch. */
+export function rendered(
+  row: RecallRow,
+  extra: Pick<RecallParts, 'identifiers' | 'match'> = {},
+): RenderedRecall {
   return {
     id: row.id,
     sourceId: row.source_id,
-    position: positionOf(row),
+    position: { sortDate: row.sort_date, id: row.id },
     json: assembleRecall({
       id: row.id,
       sourceId: row.source_id,
@@ -193,9 +123,6 @@ function rendered(row: RecallRow, extra: Pick<RecallParts, 'identifiers' | 'matc
   };
 }
 
-/** A lookup whose keys hit at most this many stored identifiers orders them in memory, not in SQL. */
-const JOIN_LIMIT = 200;
-
 /** Page statements kept compiled (filter combinations × page sizes); see StatementCache. */
 const PAGE_SHAPES_KEPT = 256;
 
@@ -209,74 +136,11 @@ interface PageShape {
 
 type PageParams = Required<RecallFilters> & RecallPosition & { ids: unknown };
 
-type BestMatch = { kind: IdentifierKind; normalized: string; confidence: Confidence };
-
-/** Keeps, per recall, the strongest matching identifier (first seen among equals). */
-function keepBest(best: Map<string, BestMatch>, recallId: string, hit: BestMatch): void {
-  const current = best.get(recallId);
-  if (current === undefined || isMoreCertain(hit.confidence, current.confidence)) best.set(recallId, hit);
-}
-
-/** The statements of one key column: one key (a plain equality) or a list of keys. */
-function byKeyColumn(db: Kysely<Database>, engine: Engine, column: 'i.match_key' | 'i.product_key') {
-  return {
-    // One key (the usual lookup) is a plain equality: PostgreSQL keeps one cached plan, not a list replanned.
-    matchesOfKey: compile(engine, (p: { key: string }) =>
-      joinMatches(
-        db,
-        engine,
-        fromMatches(db)
-          .where(column, '=', p.key)
-          .limit(sql.lit(JOIN_LIMIT + 1)),
-      ),
-    ),
-    matchesOfKeys: compile(engine, (p: { keys: unknown }) =>
-      joinMatches(
-        db,
-        engine,
-        fromMatches(db)
-          .where((eb) => engine.inList(eb.ref(column), p.keys))
-          .limit(sql.lit(JOIN_LIMIT + 1)),
-      ),
-    ),
-    identifiers: compile(engine, (p: { keys: unknown }) =>
-      db
-        .selectFrom('identifiers as i')
-        .select(['i.recall_id', 'i.kind', 'i.normalized', 'i.confidence'])
-        .where((eb) => engine.inList(eb.ref(column), p.keys)),
-    ),
-    // A catalogue check: one statement per key column whatever the number of keys, each key one probe.
-    hits: compile(engine, (p: { keys: unknown }) =>
-      db
-        .selectFrom(engine.listRows(p.keys))
-        .innerJoin('identifiers as i', column, 'keys.value')
-        .innerJoin('recalls as r', 'r.id', 'i.recall_id')
-        .select([
-          'i.match_key',
-          'i.product_key',
-          'r.id',
-          'r.revision',
-          'r.title',
-          'r.jurisdiction',
-          'r.recall_date',
-          'r.severity',
-          'r.url',
-        ]),
-    ),
-  };
-}
-
 export class RecallsStore {
-  private readonly byMatchKey;
-  private readonly byProductKey;
   private readonly recallById;
   private readonly sourceById;
   private readonly revisionsOf;
   private readonly pages = new StatementCache<PageParams, RecallRow>(PAGE_SHAPES_KEPT, 'page-statements');
-  private readonly joinedPages = new StatementCache<PageParams, JoinedRecalls>(
-    PAGE_SHAPES_KEPT,
-    'joined-page-statements',
-  );
   private readonly counts = new StatementCache<Required<RecallFilters>, { n: string | number | bigint }>(
     2 ** FILTERS.length,
     'count-statements',
@@ -287,9 +151,8 @@ export class RecallsStore {
     private readonly engine: Engine,
     caches = new CacheRegistry(),
   ) {
-    for (const statements of [this.pages, this.joinedPages, this.counts]) caches.add(statements);
-    this.byMatchKey = byKeyColumn(db, engine, 'i.match_key');
-    this.byProductKey = byKeyColumn(db, engine, 'i.product_key');
+    caches.add(this.pages);
+    caches.add(this.counts);
     this.recallById = compile(engine, (p: { id: string }) =>
       selectRecalls(db, engine)
         .select(engine.utf8('r.rendered_identifiers').as('rendered_identifiers'))
@@ -310,68 +173,66 @@ export class RecallsStore {
   }
 
   /**
-   * The recalls of a page shape, in list order, as many as it holds. The page size is written in (a validated
-   * whole number) so a cached generic plan walks the order index rather than sorting every row; a start is a
-   * range `sort_date <= ?` on that index, so a page starts where the last ended, however deep.
+   * The page statement of a shape: its recalls in list order, as many as it holds. The page size is written
+   * in (a validated whole number) so a cached generic plan walks the order index rather than sorting every
+   * row; a start is a range `sort_date <= ?` on that index, so a page starts where the last ended, however
+   * deep.
    */
-  private ordered(shape: PageShape, p: PageParams) {
+  private page(shape: PageShape): Statement<PageParams, RecallRow> {
     const { filters, byIds, after, rows } = shape;
     if (!Number.isSafeInteger(rows) || rows < 1) throw new Error(`bad page size ${rows}`);
-    let q = fromRecalls(this.db);
-    if (filters.length > 0 || byIds || after)
-      q = q.where((eb) =>
-        eb.and([
-          ...filters.map(([name, column, op]) => eb(column, op, p[name])),
-          ...(byIds ? [this.engine.inList(eb.ref('r.id'), p.ids)] : []),
-          ...(after
-            ? [
-                eb('r.sort_date', '<=', p.sortDate),
-                eb.or([eb('r.sort_date', '<', p.sortDate), eb('r.id', '>', p.id)]),
-              ]
-            : []),
-        ]),
-      );
-    return q.orderBy('r.sort_date', 'desc').orderBy('r.id', 'asc').limit(sql.lit(rows));
-  }
-
-  private static shapeKey({ filters, byIds, after, rows }: PageShape): string {
-    return `${filters.map((f) => f[0]).join()}|${byIds}|${after}|${rows}`;
-  }
-
-  /** The page statement of a shape: its recalls as rows. */
-  private page(shape: PageShape): Statement<PageParams, RecallRow> {
-    return this.pages.get(RecallsStore.shapeKey(shape), () =>
-      compile(this.engine, (p: PageParams) => this.ordered(shape, p).select(recallSelection(this.engine))),
+    const key = `${filters.map((f) => f[0]).join()}|${byIds}|${after}|${rows}`;
+    return this.pages.get(key, () =>
+      compile(this.engine, (p: PageParams) => {
+        let q = selectRecalls(this.db, this.engine);
+        if (filters.length > 0 || byIds || after)
+          q = q.where((eb) =>
+            eb.and([
+              ...filters.map(([name, column, op]) => eb(column, op, p[name])),
+              ...(byIds ? [this.engine.inList(eb.ref('r.id'), p.ids)] : []),
+              ...(after
+                ? [
+                    eb('r.sort_date', '<=', p.sortDate),
+                    eb.or([eb('r.sort_date', '<', p.sortDate), eb('r.id', '>', p.id)]),
+                  ]
+                : []),
+            ]),
+          );
+        return q.orderBy('r.sort_date', 'desc').orderBy('r.id', 'asc').limit(sql.lit(rows));
+      }),
     );
   }
 
-  /** The page statement of a shape as one row: its recalls' JSON joined, and each one's position and length. */
-  private joinedPage(shape: PageShape): Statement<PageParams, JoinedRecalls> {
-    const { engine } = this;
-    return this.joinedPages.get(RecallsStore.shapeKey(shape), () =>
-      compile(engine, (p: PageParams) =>
-        joinedOf(
-          this.db,
-          engine,
-          this.ordered(shape, p)
-            .select(['r.id', 'r.sort_date', 'r.source_id', recallJson(engine, '}').as('json')])
-            .as('j'),
-        ),
-      ),
-    );
+  /** A page of a shape's recalls after `after`, read one row long to know whether another follows. */
+  private async pageOf(
+    shape: Pick<PageShape, 'filters' | 'byIds'>,
+    params: Partial<PageParams>,
+    limit: number,
+    after: RecallPosition | undefined,
+    matchOf?: (id: string) => RecallMatchPart | undefined,
+  ): Promise<RecallPage> {
+    const statement = this.page({ ...shape, after: after !== undefined, rows: limit + 1 });
+    const rows = await statement.all({ ...params, ...after } as PageParams);
+    return {
+      rows: rows.slice(0, limit).map((r) => rendered(r, { match: matchOf?.(r.id) })),
+      more: rows.length > limit,
+    };
   }
 
   /** One page of recalls, newest publication first, undated last; `more` when another page exists. */
   async list(filters: RecallFilters, limit: number, after?: RecallPosition): Promise<RecallPage> {
     const given = FILTERS.filter(([name]) => filters[name] !== undefined);
-    const statement = this.joinedPage({
-      filters: given,
-      byIds: false,
-      after: after !== undefined,
-      rows: limit + 1,
-    });
-    const [row] = await statement.all({ ...filters, ...after } as PageParams);
-    return pageOfJoined(row?.joined ?? null, JSON.parse(row?.rows ?? '[]') as JoinedRow[], limit);
+    return this.pageOf({ filters: given, byIds: false }, filters, limit, after);
+  }
+
+  /** A page of the recalls `matches` names, in list order, each as a RecallMatch with its match. */
+  async matchedPage(
+    matches: ReadonlyMap<string, RecallMatchPart>,
+    limit: number,
+    after?: RecallPosition,
+  ): Promise<RecallPage> {
+    const ids = this.engine.listParam([...matches.keys()]);
+    return this.pageOf({ filters: [], byIds: true }, { ids }, limit, after, (id) => matches.get(id));
   }
 
   /** Exact count of recalls matching the filters. */
@@ -425,107 +286,5 @@ export class RecallsStore {
       })),
       more: rows.length > limit,
     };
-  }
-
-  /** Recalls holding an identifier under any lookup key, in list order, each with its strongest match. */
-  async lookup(
-    keys: LookupKeys,
-    limit: number,
-    after?: RecallPosition,
-  ): Promise<{ rows: RenderedRecall[]; more: boolean }> {
-    // Usually a handful of recalls: one statement joins the probe to its recalls and the order is made here;
-    // a key shared by many recalls falls back to ordering and paging in SQL.
-    const joined = await this.matchRows(keys);
-    if (joined !== undefined) return this.orderInMemory(joined, limit, after);
-    const best = new Map<string, BestMatch>();
-    for (const [column, list] of this.keyColumns(keys)) {
-      if (list.length === 0) continue;
-      for (const h of await column.identifiers.all({ keys: this.engine.listParam(list) }))
-        keepBest(best, h.recall_id, h);
-    }
-    if (best.size === 0) return { rows: [], more: false };
-    const statement = this.page({ filters: [], byIds: true, after: after !== undefined, rows: limit + 1 });
-    const rows = await statement.all({
-      ids: this.engine.listParam([...best.keys()]),
-      ...after,
-    } as PageParams);
-    return {
-      rows: rows.slice(0, limit).map((r) => rendered(r, { match: best.get(r.id)! })),
-      more: rows.length > limit,
-    };
-  }
-
-  private keyColumns(keys: LookupKeys) {
-    return [
-      [this.byMatchKey, keys.matchKeys],
-      [this.byProductKey, keys.productKeys],
-    ] as const;
-  }
-
-  /** Identifier hits joined to their recalls, or undefined when there are too many to order here. */
-  private async matchRows(keys: LookupKeys): Promise<JoinedMatch[] | undefined> {
-    const out: JoinedMatch[] = [];
-    for (const [column, list] of this.keyColumns(keys)) {
-      if (list.length === 0) continue;
-      const [joined] =
-        list.length === 1
-          ? await column.matchesOfKey.all({ key: list[0]! })
-          : await column.matchesOfKeys.all({ keys: this.engine.listParam(list) });
-      const rows = JSON.parse(joined?.rows ?? '[]') as JoinedMatchRow[];
-      const pieces = splitJoined(joined?.joined ?? null, rows);
-      for (let i = 0; i < rows.length; i++) out.push({ row: rows[i]!, json: pieces[i]! });
-      if (out.length > JOIN_LIMIT) return undefined;
-    }
-    return out;
-  }
-
-  private orderInMemory(
-    joined: JoinedMatch[],
-    limit: number,
-    after: RecallPosition | undefined,
-  ): { rows: RenderedRecall[]; more: boolean } {
-    const best = new Map<string, BestMatch>();
-    const byId = new Map<string, JoinedMatch>();
-    for (const hit of joined) {
-      const [, id, , , kind, normalized, confidence] = hit.row;
-      keepBest(best, id, { kind, normalized, confidence });
-      byId.set(id, hit);
-    }
-    const ordered = [...byId.values()]
-      .map((hit) => ({ hit, position: positionOfJoined(hit.row) }))
-      .filter(({ position }) => after === undefined || compareListOrder(after, position) < 0)
-      .sort((a, b) => compareListOrder(a.position, b.position));
-    return {
-      rows: ordered.slice(0, limit).map(({ hit, position }) => ({
-        id: position.id,
-        sourceId: hit.row[2],
-        position,
-        json: [hit.json, renderMatchEnd(best.get(position.id)!)],
-      })),
-      more: ordered.length > limit,
-    };
-  }
-
-  /** Stored identifiers hit by any key, with receipt fields: the catalogue check's set query (one list). */
-  async hits(matchKeys: string[], productKeys: string[]): Promise<Hit[]> {
-    const out: Hit[] = [];
-    for (const [column, keys] of this.keyColumns({ matchKeys, productKeys })) {
-      if (keys.length === 0) continue;
-      const rows = await column.hits.all({ keys: this.engine.listParam(keys) });
-      for (const r of rows) {
-        out.push({
-          matchKey: r.match_key,
-          productKey: r.product_key,
-          recallId: r.id,
-          revision: Number(r.revision),
-          title: r.title,
-          jurisdiction: r.jurisdiction,
-          recallDate: r.recall_date,
-          severity: r.severity,
-          url: r.url,
-        });
-      }
-    }
-    return out;
   }
 }

@@ -142,7 +142,7 @@ function fixtures(): { first: RecallDraft[]; amended: RecallDraft } {
     ],
   });
   const older = draft('F-0003-2024', { published_date: '2023-05-01', recall_date: '2023-04-30' });
-  // A list page's JSON is put together by the database, which quotes the agency's record id itself.
+  // A record id with JSON escapes and non-ASCII text: the answer quotes it around the stored rendering.
   const awkwardId = draft(`R ${AWKWARD}`, { published_date: '2023-05-01', recall_date: '2023-04-30' });
   const amended = {
     ...older,

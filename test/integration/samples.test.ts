@@ -26,6 +26,7 @@ import { openStore, type Store } from '../../src/store/database.ts';
 import { sqliteOnly } from '../support/database.ts';
 import { requireShared, sharedPath } from '../support/shared.ts';
 import { jsonString } from '../../src/domain/json-text.ts';
+import { jsonArray } from '../../src/http/rendered-answer.ts';
 
 const SAMPLES = fileURLToPath(new URL('../../samples/', import.meta.url));
 const FDA_FOOD = 'us-fda-food';
@@ -145,7 +146,7 @@ describe('the sample data in samples/', { skip: sqliteOnly('reads its own SQLite
 
   /** What the identifier lookup serves for one normalised identifier, as objects. */
   async function lookupRecalls(kind: IdentifierKind, normalized: string): Promise<RecallMatch[]> {
-    const { rows } = await store.recalls.lookup(lookupKeys(kind, normalized), 50);
+    const { rows } = await store.identifiers.lookup(lookupKeys(kind, normalized), 50);
     return rows.map((r) => JSON.parse(jsonString(r.json)) as RecallMatch);
   }
 
@@ -302,7 +303,7 @@ describe('the sample data in samples/', { skip: sqliteOnly('reads its own SQLite
 
   test('lists the samples newest first with the undated record last, classes mapped to severities', async () => {
     const rows = JSON.parse(
-      jsonString((await store.recalls.list({ source: FDA_FOOD }, 200)).json),
+      jsonString(jsonArray((await store.recalls.list({ source: FDA_FOOD }, 200)).rows)),
     ) as Recall[];
     assert.equal(rows.length, foodPage.results.length);
     const dated = rows.filter((r) => r.published_date !== null).map((r) => r.published_date!);

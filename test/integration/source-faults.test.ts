@@ -13,6 +13,7 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { zipSync } from 'fflate';
 import { jsonString } from '../../src/domain/json-text.ts';
+import { jsonArray } from '../../src/http/rendered-answer.ts';
 import { SourceCatalog } from '../../src/http/source-catalog.ts';
 import { createArchive } from '../../src/ingest/archive.ts';
 import { createUpstreamClient } from '../../src/ingest/http-client.ts';
@@ -142,7 +143,7 @@ describe('faults at the agency', () => {
             dataAsOf: '2026-01-01',
             observedAt: '2026-01-02T00:00:00.000Z',
           });
-          const snapshot = jsonString((await store.recalls.list({ source: meta.id }, 200)).json);
+          const snapshot = jsonString(jsonArray((await store.recalls.list({ source: meta.id }, 200)).rows));
           const others = meta.id === 'us-fda-food' ? [] : ['us-fda-food'];
           const result = await runIngest(
             {
@@ -174,7 +175,7 @@ describe('faults at the agency', () => {
           assert.equal(state.consecutive_failures, 1);
           assert.equal(state.data_as_of, '2026-01-01', 'freshness untouched');
           assert.equal(
-            jsonString((await store.recalls.list({ source: meta.id }, 200)).json),
+            jsonString(jsonArray((await store.recalls.list({ source: meta.id }, 200)).rows)),
             snapshot,
             'records untouched',
           );

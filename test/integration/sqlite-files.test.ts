@@ -87,7 +87,7 @@ async function assertMoved(path: string): Promise<void> {
   const store = await openStore({ engine: 'sqlite', path });
   try {
     assert.equal(await store.corpusVersion(), 7, 'the corpus version came along');
-    const found = await store.recalls.lookup(lookupKeys('lot', '4242'), 10);
+    const found = await store.identifiers.lookup(lookupKeys('lot', '4242'), 10);
     assert.equal(found.rows.length, 1, 'the recall is found by its identifier');
     assert.equal((await store.keys.list()).length, 1);
   } finally {

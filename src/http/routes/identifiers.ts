@@ -70,7 +70,7 @@ export const identifierRoutes: FastifyPluginAsyncTypebox<RouteContext> = async (
       });
       const after = walk.recallPosition(q.cursor);
       const limit = q.limit ?? 50;
-      const page = await deps.store.recalls.lookup(
+      const page = await deps.store.identifiers.lookup(
         lookupKeys(normalised.kind, normalised.normalized),
         limit,
         after,

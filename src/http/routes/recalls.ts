@@ -101,13 +101,14 @@ export const recallRoutes: FastifyPluginAsyncTypebox<RouteContext> = async (app,
       const limit = q.limit ?? 50;
       const after = walk.recallPosition(q.cursor);
       const page = await store.recalls.list(filters, limit, after);
+      const last = page.rows[page.rows.length - 1];
       const next = walk.next(
         page.more,
-        page.last === undefined ? undefined : [page.last.sortDate, page.last.id],
+        last === undefined ? undefined : [last.position.sortDate, last.position.id],
       );
-      const attribution = catalog.attribution(page.sourceIds);
-      return sendRendered(reply, page.json, {
-        count: page.count,
+      const attribution = catalog.attribution(page.rows.map((r) => r.sourceId));
+      return sendRendered(reply, jsonArray(page.rows), {
+        count: page.rows.length,
         limit,
         next_cursor: next,
         ...(q.include_total === true ? { total: await store.recalls.count(filters) } : {}),

@@ -1,0 +1,184 @@
+/**
+ * Reads through the identifiers table, compiled once: the recalls holding an identifier under any lookup
+ * key, each with its surest match (GET /v1/identifiers), and the identifiers a catalogue check hits. The
+ * recalls are read and assembled as recalls-store.ts reads them.
+ */
+import { sql, type Kysely } from 'kysely';
+import type { Hit } from '../domain/check.ts';
+import { isMoreCertain } from '../domain/identifiers/kinds.ts';
+import type { LookupKeys } from '../domain/identifiers/match-keys.ts';
+import type { RecallMatchPart } from '../domain/recall-json.ts';
+import { compile, type RowOf } from './compiled.ts';
+import type { Engine } from './engine.ts';
+import {
+  recallSelection,
+  rendered,
+  type RecallPage,
+  type RecallPosition,
+  type RecallsStore,
+} from './recalls-store.ts';
+import type { Database } from './schema.ts';
+
+/** A lookup whose keys hit at most this many stored identifiers orders them in memory, not in SQL. */
+const JOIN_LIMIT = 200;
+
+/** Recalls reached from the identifiers table, with the identifier that matched. */
+const selectMatches = (db: Kysely<Database>, engine: Engine) =>
+  db
+    .selectFrom('identifiers as i')
+    .innerJoin('recalls as r', 'r.id', 'i.recall_id')
+    .innerJoin('sources as s', 's.id', 'r.source_id')
+    .select(recallSelection(engine))
+    .select(['i.kind as match_kind', 'i.normalized as match_normalized', 'i.confidence as match_confidence']);
+
+type MatchRow = RowOf<ReturnType<typeof selectMatches>>;
+
+/** Newest publication first, then id (ASCII both: code-unit order is the engines' byte order). */
+function compareListOrder(a: RecallPosition, b: RecallPosition): number {
+  if (a.sortDate !== b.sortDate) return a.sortDate > b.sortDate ? -1 : 1;
+  return a.id < b.id ? -1 : a.id > b.id ? 1 : 0;
+}
+
+/** Keeps, per recall, the surest matching identifier (first seen among equals). */
+function keepBest(best: Map<string, RecallMatchPart>, recallId: string, hit: RecallMatchPart): void {
+  const current = best.get(recallId);
+  if (current === undefined || isMoreCertain(hit.confidence, current.confidence)) best.set(recallId, hit);
+}
+
+/** The statements of one key column: one key (a plain equality) or a list of keys. */
+function byKeyColumn(db: Kysely<Database>, engine: Engine, column: 'i.match_key' | 'i.product_key') {
+  return {
+    // One key (the usual lookup) is a plain equality: PostgreSQL keeps one cached plan, not a list replanned.
+    matchesOfKey: compile(engine, (p: { key: string }) =>
+      selectMatches(db, engine)
+        .where(column, '=', p.key)
+        .limit(sql.lit(JOIN_LIMIT + 1)),
+    ),
+    matchesOfKeys: compile(engine, (p: { keys: unknown }) =>
+      selectMatches(db, engine)
+        .where((eb) => engine.inList(eb.ref(column), p.keys))
+        .limit(sql.lit(JOIN_LIMIT + 1)),
+    ),
+    identifiers: compile(engine, (p: { keys: unknown }) =>
+      db
+        .selectFrom('identifiers as i')
+        .select(['i.recall_id', 'i.kind', 'i.normalized', 'i.confidence'])
+        .where((eb) => engine.inList(eb.ref(column), p.keys)),
+    ),
+    // A catalogue check: one statement per key column whatever the number of keys, each key one probe.
+    hits: compile(engine, (p: { keys: unknown }) =>
+      db
+        .selectFrom(engine.listRows(p.keys))
+        .innerJoin('identifiers as i', column, 'keys.value')
+        .innerJoin('recalls as r', 'r.id', 'i.recall_id')
+        .select([
+          'i.match_key',
+          'i.product_key',
+          'r.id',
+          'r.revision',
+          'r.title',
+          'r.jurisdiction',
+          'r.recall_date',
+          'r.severity',
+          'r.url',
+        ]),
+    ),
+  };
+}
+
+export class IdentifiersStore {
+  private readonly byMatchKey;
+  private readonly byProductKey;
+
+  constructor(
+    db: Kysely<Database>,
+    private readonly engine: Engine,
+    private readonly recalls: RecallsStore,
+  ) {
+    this.byMatchKey = byKeyColumn(db, engine, 'i.match_key');
+    this.byProductKey = byKeyColumn(db, engine, 'i.product_key');
+  }
+
+  private keyColumns(keys: LookupKeys) {
+    return [
+      [this.byMatchKey, keys.matchKeys],
+      [this.byProductKey, keys.productKeys],
+    ] as const;
+  }
+
+  /** Recalls holding an identifier under any lookup key, in list order, each with its surest match. */
+  async lookup(keys: LookupKeys, limit: number, after?: RecallPosition): Promise<RecallPage> {
+    // Usually a handful of recalls: one statement joins the probe to its recalls and the order is made here;
+    // a key shared by many recalls falls back to ordering and paging in SQL.
+    const joined = await this.matchRows(keys);
+    if (joined !== undefined) return orderInMemory(joined, limit, after);
+    const best = new Map<string, RecallMatchPart>();
+    for (const [column, list] of this.keyColumns(keys)) {
+      if (list.length === 0) continue;
+      for (const h of await column.identifiers.all({ keys: this.engine.listParam(list) }))
+        keepBest(best, h.recall_id, { kind: h.kind, normalized: h.normalized, confidence: h.confidence });
+    }
+    if (best.size === 0) return { rows: [], more: false };
+    return this.recalls.matchedPage(best, limit, after);
+  }
+
+  /** Identifier hits joined to their recalls, or undefined when there are too many to order here. */
+  private async matchRows(keys: LookupKeys): Promise<MatchRow[] | undefined> {
+    const out: MatchRow[] = [];
+    for (const [column, list] of this.keyColumns(keys)) {
+      if (list.length === 0) continue;
+      const rows =
+        list.length === 1
+          ? await column.matchesOfKey.all({ key: list[0]! })
+          : await column.matchesOfKeys.all({ keys: this.engine.listParam(list) });
+      out.push(...rows);
+      if (out.length > JOIN_LIMIT) return undefined;
+    }
+    return out;
+  }
+
+  /** Stored identifiers hit by any key, with receipt fields: the catalogue check's set query (one list). */
+  async hits(matchKeys: string[], productKeys: string[]): Promise<Hit[]> {
+    const out: Hit[] = [];
+    for (const [column, keys] of this.keyColumns({ matchKeys, productKeys })) {
+      if (keys.length === 0) continue;
+      const rows = await column.hits.all({ keys: this.engine.listParam(keys) });
+      for (const r of rows) {
+        out.push({
+          matchKey: r.match_key,
+          productKey: r.product_key,
+          recallId: r.id,
+          revision: Number(r.revision),
+          title: r.title,
+          jurisdiction: r.jurisdiction,
+          recallDate: r.recall_date,
+          severity: r.severity,
+          url: r.url,
+        });
+      }
+    }
+    return out;
+  }
+}
+
+/** A page of the matched recalls, ordered here: each once, with its surest match. */
+function orderInMemory(joined: MatchRow[], limit: number, after: RecallPosition | undefined): RecallPage {
+  const best = new Map<string, RecallMatchPart>();
+  const byId = new Map<string, MatchRow>();
+  for (const row of joined) {
+    keepBest(best, row.id, {
+      kind: row.match_kind,
+      normalized: row.match_normalized,
+      confidence: row.match_confidence,
+    });
+    byId.set(row.id, row);
+  }
+  const ordered = [...byId.values()]
+    .map((row) => ({ row, position: { sortDate: row.sort_date, id: row.id } }))
+    .filter(({ position }) => after === undefined || compareListOrder(after, position) < 0)
+    .sort((a, b) => compareListOrder(a.position, b.position));
+  return {
+    rows: ordered.slice(0, limit).map(({ row }) => rendered(row, { match: best.get(row.id)! })),
+    more: ordered.length > limit,
+  };
+}
