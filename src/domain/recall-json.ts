@@ -64,15 +64,35 @@ const CONTENT: { [F in ContentField]: (c: RecallContent) => RecallSummary[F] } =
   url: (c) => c.url ?? null,
 };
 
-/** Each other field's JSON, written per answer from the recall's row and its source. */
-const SERVED: { [F in Exclude<keyof RecallSummary, ContentField>]: (p: RecallParts) => string } = {
-  id: (p) => str(p.id),
-  source: (p) =>
-    `{"id":${str(p.sourceId)},"record_id":${str(p.recordId)},"agency":${str(p.agency)},"jurisdiction":${str(p.jurisdiction)}}`,
-  revision: (p) => String(p.revision),
-  data_as_of: (p) => str(p.dataAsOf),
-  first_seen_at: (p) => str(p.firstSeenAt),
-  last_seen_at: (p) => str(p.lastSeenAt),
+/** A value written into a served field: a string of the parts, JSON-quoted, or the revision, a whole number. */
+export type Slot = { string: Exclude<StringPart, undefined> } | { number: 'revision' };
+/** The name of a slot's value. */
+export type SlotName = Exclude<StringPart, undefined> | 'revision';
+type StringPart = {
+  [K in keyof RecallParts]: RecallParts[K] extends string ? K : never;
+}[keyof RecallParts];
+
+/**
+ * Each other field's JSON as literal text and the values written into it, per answer, from the recall's row and
+ * its source: by `assembleRecall` here, and by the database for list pages (store/joined-pages.ts).
+ */
+const SERVED: { [F in Exclude<keyof RecallSummary, ContentField>]: readonly (string | Slot)[] } = {
+  id: [{ string: 'id' }],
+  source: [
+    '{"id":',
+    { string: 'sourceId' },
+    ',"record_id":',
+    { string: 'recordId' },
+    ',"agency":',
+    { string: 'agency' },
+    ',"jurisdiction":',
+    { string: 'jurisdiction' },
+    '}',
+  ],
+  revision: [{ number: 'revision' }],
+  data_as_of: [{ string: 'dataAsOf' }],
+  first_seen_at: [{ string: 'firstSeenAt' }],
+  last_seen_at: [{ string: 'lastSeenAt' }],
 };
 
 /** RecallSummarySchema's fields as served: those written before the stored text, its own, those after. */
@@ -83,6 +103,41 @@ const BEFORE = ORDER.slice(0, ORDER.indexOf(STORED[0]!)) as (keyof typeof SERVED
 const AFTER = ORDER.slice(BEFORE.length + STORED.length) as (keyof typeof SERVED)[];
 if (BEFORE.length === 0 || [...BEFORE, ...AFTER].some(isContent))
   throw new Error('the content fields must be one run of RecallSummarySchema, after its first field');
+
+/** `"field":…` of each of `fields`, comma-separated, as literal text and slots, adjacent text merged. */
+function template(fields: readonly (keyof typeof SERVED)[], open: string, close: string): (string | Slot)[] {
+  const out: (string | Slot)[] = [];
+  const text = (t: string) => {
+    if (t === '') return;
+    if (typeof out[out.length - 1] === 'string') out[out.length - 1] += t;
+    else out.push(t);
+  };
+  text(open);
+  fields.forEach((field, i) => {
+    text(`${i === 0 && open === '{' ? '' : ','}"${field}":`);
+    for (const part of SERVED[field])
+      if (typeof part === 'string') text(part);
+      else out.push(part);
+  });
+  text(close);
+  return out;
+}
+
+/**
+ * A recall's JSON as it is written: the text and slots before the stored content fields, and those after them
+ * up to what ends it (`}` for a RecallSummary). The database writes list pages from it (store/joined-pages.ts).
+ */
+export const RECALL_TEMPLATE = { head: template(BEFORE, '{', ','), tail: template(AFTER, '', '') };
+
+const writeSlot = (slot: Slot, p: RecallParts) =>
+  'number' in slot ? String(p.revision) : str(p[slot.string]);
+
+/** The served fields of a template part, written from `p`. */
+function write(parts: readonly (string | Slot)[], p: RecallParts): string {
+  let out = '';
+  for (const part of parts) out += typeof part === 'string' ? part : writeSlot(part, p);
+  return out;
+}
 
 /** The content fields in their served order, as `"title":…,"url":…` (no braces): stored per record. */
 export function renderContentFields(content: RecallContent): string {
@@ -124,21 +179,14 @@ export function renderIdentifiers(identifiers: readonly Identifier[]): string {
   );
 }
 
-/** `,"field":value` for each of `fields`, written from `p`. */
-function served(fields: readonly (keyof typeof SERVED)[], p: RecallParts): string {
-  let out = '';
-  for (const field of fields) out += `,"${field}":${SERVED[field](p)}`;
-  return out;
-}
-
 /**
  * One recall's JSON: a RecallSummary, a Recall (with `identifiers`, its schema's last field) or a RecallMatch
  * (with `match`, its schema's last field). Pieces around the stored text, joined once when the answer is sent
  * (json-text.ts).
  */
 export function assembleRecall(p: RecallParts): JsonText {
-  const head = `{${served(BEFORE, p).slice(1)},`;
-  const tail = served(AFTER, p);
+  const head = write(RECALL_TEMPLATE.head, p);
+  const tail = write(RECALL_TEMPLATE.tail, p);
   if (p.identifiers !== undefined)
     return [head, p.contentFields, `${tail},"identifiers":`, p.identifiers, '}'];
   if (p.match === undefined) return [head, p.contentFields, `${tail}}`];

@@ -3,7 +3,7 @@
  * filters, signed with the store's cursor secret; range-checked so no cursor can make a query fail.
  */
 import { decodeCursor, encodeCursor, filterFingerprint, type CursorPosition } from '../domain/cursor.ts';
-import type { RecallPosition } from '../store/recalls-store.ts';
+import type { RecallPosition } from '../store/recall-pages.ts';
 import { ProblemError } from './problems.ts';
 
 /** The largest value of an `integer` column on PostgreSQL (int4): revisions are at most this. */

@@ -10,13 +10,8 @@ import type { LookupKeys } from '../domain/identifiers/match-keys.ts';
 import type { RecallMatchPart } from '../domain/recall-json.ts';
 import { compile, type RowOf } from './compiled.ts';
 import type { Engine } from './engine.ts';
-import {
-  recallSelection,
-  rendered,
-  type RecallPage,
-  type RecallPosition,
-  type RecallsStore,
-} from './recalls-store.ts';
+import { compareListOrder, type RecallPage, type RecallPosition } from './recall-pages.ts';
+import { recallSelection, rendered, type RecallsStore } from './recalls-store.ts';
 import type { Database } from './schema.ts';
 
 /** A lookup whose keys hit at most this many stored identifiers orders them in memory, not in SQL. */
@@ -32,12 +27,6 @@ const selectMatches = (db: Kysely<Database>, engine: Engine) =>
     .select(['i.kind as match_kind', 'i.normalized as match_normalized', 'i.confidence as match_confidence']);
 
 type MatchRow = RowOf<ReturnType<typeof selectMatches>>;
-
-/** Newest publication first, then id (ASCII both: code-unit order is the engines' byte order). */
-function compareListOrder(a: RecallPosition, b: RecallPosition): number {
-  if (a.sortDate !== b.sortDate) return a.sortDate > b.sortDate ? -1 : 1;
-  return a.id < b.id ? -1 : a.id > b.id ? 1 : 0;
-}
 
 /** Keeps, per recall, the surest matching identifier (first seen among equals). */
 function keepBest(best: Map<string, RecallMatchPart>, recallId: string, hit: RecallMatchPart): void {

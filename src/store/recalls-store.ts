@@ -4,7 +4,6 @@
  * pages through here too.
  */
 import { sql, type Kysely } from 'kysely';
-import type { JsonText } from '../domain/json-text.ts';
 import {
   assembleRecall,
   assembleRevision,
@@ -14,6 +13,14 @@ import {
 import { CacheRegistry } from '../domain/caches.ts';
 import { compile, StatementCache, type RowOf, type Statement } from './compiled.ts';
 import type { Engine } from './engine.ts';
+import {
+  joinedOf,
+  pageOfJoined,
+  recallJsonSql,
+  type RecallPage,
+  type RecallPosition,
+  type RenderedRecall,
+} from './recall-pages.ts';
 import type { Database } from './schema.ts';
 
 /** Filters of GET /v1/recalls, already validated. */
@@ -42,12 +49,6 @@ const FILTERS = [
 
 type Filter = (typeof FILTERS)[number];
 
-/** Keyset position in the newest-first order: the last row's sort date and id. */
-export interface RecallPosition {
-  sortDate: string;
-  id: string;
-}
-
 /**
  * The columns a recall's JSON is assembled from and its list position: the fields around its rendering, and
  * the rendering itself as bytes (`Engine.utf8`).
@@ -75,22 +76,6 @@ const selectRecalls = (db: Kysely<Database>, engine: Engine) =>
 
 /** A recall as `recallSelection` reads it. */
 export type RecallRow = RowOf<ReturnType<typeof selectRecalls>>;
-
-/** A recall read for an answer: its JSON, assembled around the stored rendering, and its list position. */
-export interface RenderedRecall {
-  id: string;
-  sourceId: string;
-  /** Where it stands in the newest-first order (the next page's cursor). */
-  position: RecallPosition;
-  /** A RecallSummary, a Recall (with its identifiers) or, from a lookup, a RecallMatch, as served. */
-  json: JsonText;
-}
-
-/** A page of recalls as served, in list order, and whether another page follows. */
-export interface RecallPage {
-  rows: RenderedRecall[];
-  more: boolean;
-}
 
 /** One revision as served, with its number (the next page's cursor). */
 export interface RenderedRevision {
@@ -134,6 +119,9 @@ interface PageShape {
   rows: number;
 }
 
+/** A list page as the database joins it (recall-pages.ts). */
+type JoinedRecalls = RowOf<ReturnType<typeof joinedOf>>;
+
 type PageParams = Required<RecallFilters> & RecallPosition & { ids: unknown };
 
 export class RecallsStore {
@@ -141,6 +129,10 @@ export class RecallsStore {
   private readonly sourceById;
   private readonly revisionsOf;
   private readonly pages = new StatementCache<PageParams, RecallRow>(PAGE_SHAPES_KEPT, 'page-statements');
+  private readonly joinedPages = new StatementCache<PageParams, JoinedRecalls>(
+    PAGE_SHAPES_KEPT,
+    'joined-page-statements',
+  );
   private readonly counts = new StatementCache<Required<RecallFilters>, { n: string | number | bigint }>(
     2 ** FILTERS.length,
     'count-statements',
@@ -152,6 +144,7 @@ export class RecallsStore {
     caches = new CacheRegistry(),
   ) {
     caches.add(this.pages);
+    caches.add(this.joinedPages);
     caches.add(this.counts);
     this.recallById = compile(engine, (p: { id: string }) =>
       selectRecalls(db, engine)
@@ -173,33 +166,54 @@ export class RecallsStore {
   }
 
   /**
-   * The page statement of a shape: its recalls in list order, as many as it holds. The page size is written
-   * in (a validated whole number) so a cached generic plan walks the order index rather than sorting every
-   * row; a start is a range `sort_date <= ?` on that index, so a page starts where the last ended, however
-   * deep.
+   * The recalls of a page shape, in list order, as many as it holds. The page size is written in (a validated
+   * whole number) so a cached generic plan walks the order index rather than sorting every row; a start is a
+   * range `sort_date <= ?` on that index, so a page starts where the last ended, however deep.
    */
-  private page(shape: PageShape): Statement<PageParams, RecallRow> {
-    const { filters, byIds, after, rows } = shape;
+  private ordered({ filters, byIds, after, rows }: PageShape, p: PageParams) {
     if (!Number.isSafeInteger(rows) || rows < 1) throw new Error(`bad page size ${rows}`);
-    const key = `${filters.map((f) => f[0]).join()}|${byIds}|${after}|${rows}`;
-    return this.pages.get(key, () =>
-      compile(this.engine, (p: PageParams) => {
-        let q = selectRecalls(this.db, this.engine);
-        if (filters.length > 0 || byIds || after)
-          q = q.where((eb) =>
-            eb.and([
-              ...filters.map(([name, column, op]) => eb(column, op, p[name])),
-              ...(byIds ? [this.engine.inList(eb.ref('r.id'), p.ids)] : []),
-              ...(after
-                ? [
-                    eb('r.sort_date', '<=', p.sortDate),
-                    eb.or([eb('r.sort_date', '<', p.sortDate), eb('r.id', '>', p.id)]),
-                  ]
-                : []),
-            ]),
-          );
-        return q.orderBy('r.sort_date', 'desc').orderBy('r.id', 'asc').limit(sql.lit(rows));
-      }),
+    let q = fromRecalls(this.db);
+    if (filters.length > 0 || byIds || after)
+      q = q.where((eb) =>
+        eb.and([
+          ...filters.map(([name, column, op]) => eb(column, op, p[name])),
+          ...(byIds ? [this.engine.inList(eb.ref('r.id'), p.ids)] : []),
+          ...(after
+            ? [
+                eb('r.sort_date', '<=', p.sortDate),
+                eb.or([eb('r.sort_date', '<', p.sortDate), eb('r.id', '>', p.id)]),
+              ]
+            : []),
+        ]),
+      );
+    return q.orderBy('r.sort_date', 'desc').orderBy('r.id', 'asc').limit(sql.lit(rows));
+  }
+
+  private static shapeKey({ filters, byIds, after, rows }: PageShape): string {
+    return `${filters.map((f) => f[0]).join()}|${byIds}|${after}|${rows}`;
+  }
+
+  /** The page statement of a shape: its recalls as rows. */
+  private page(shape: PageShape): Statement<PageParams, RecallRow> {
+    const { engine } = this;
+    return this.pages.get(RecallsStore.shapeKey(shape), () =>
+      compile(engine, (p: PageParams) => this.ordered(shape, p).select(recallSelection(engine))),
+    );
+  }
+
+  /** The page statement of a shape as one row: its recalls' JSON joined, each one's position and length. */
+  private joinedPage(shape: PageShape): Statement<PageParams, JoinedRecalls> {
+    const { engine } = this;
+    return this.joinedPages.get(RecallsStore.shapeKey(shape), () =>
+      compile(engine, (p: PageParams) =>
+        joinedOf(
+          this.db,
+          engine,
+          this.ordered(shape, p)
+            .select(['r.id', 'r.sort_date', 'r.source_id', recallJsonSql(engine).as('json')])
+            .as('j'),
+        ),
+      ),
     );
   }
 
@@ -222,7 +236,14 @@ export class RecallsStore {
   /** One page of recalls, newest publication first, undated last; `more` when another page exists. */
   async list(filters: RecallFilters, limit: number, after?: RecallPosition): Promise<RecallPage> {
     const given = FILTERS.filter(([name]) => filters[name] !== undefined);
-    return this.pageOf({ filters: given, byIds: false }, filters, limit, after);
+    const statement = this.joinedPage({
+      filters: given,
+      byIds: false,
+      after: after !== undefined,
+      rows: limit + 1,
+    });
+    const [row] = await statement.all({ ...filters, ...after } as PageParams);
+    return pageOfJoined(row?.joined ?? null, row?.rows ?? '[]', limit);
   }
 
   /** A page of the recalls `matches` names, in list order, each as a RecallMatch with its match. */
