@@ -1,7 +1,7 @@
 /**
- * Reads of recalls and their revisions, compiled once: list pages, counts, one recall, its amendments. Each
- * recall's JSON is assembled around its stored rendering (recall-json.ts); identifiers-store.ts reads its
- * pages through here too.
+ * Reads of recalls and their revisions, compiled once: list pages, counts, one recall, its amendments. A list
+ * page's recalls are written and joined by the database (recall-pages.ts); every other recall's JSON is
+ * assembled here around its stored rendering (recall-json.ts). identifiers-store.ts reads its pages here too.
  */
 import { sql, type Kysely } from 'kysely';
 import {
