@@ -5,7 +5,7 @@
  * no answer, only what it costs.
  *
  * - `BoundedCache`: entries by key, at most `max` (or `maxBytes` as counted by `bytesOf`); the least recently
- *   used goes first (lru-cache), or, with `eviction: 'generations'`, whole generations of `max / 2`.
+ *   used goes first (lru-cache).
  * - `VersionedCache`: a `BoundedCache` whose entries belong to one version of what they were made from (the
  *   corpus version, the keys version): a newer version empties it, an older one is neither served nor kept.
  * - `memoized`: a function whose results are kept in a `BoundedCache`.
@@ -34,89 +34,7 @@ export interface CountedCache {
 }
 
 /** How a `BoundedCache` is bounded. */
-export type CacheBound<K, V> =
-  | { max: number; eviction?: 'lru' | 'generations' }
-  | { maxBytes: number; bytesOf: (value: V, key: K) => number };
-
-/** The entries of a `BoundedCache`, whatever its eviction rule. */
-interface Entries<K, V> {
-  get(key: K): V | undefined;
-  peek(key: K): V | undefined;
-  set(key: K, value: V): void;
-  clear(): void;
-  readonly size: number;
-  readonly bytes: number | undefined;
-}
-
-/**
- * At most `max` entries in two generations of `max / 2`: an entry is kept while it is used within the last
- * `max / 2` new keys; when the newer generation is full it becomes the older one and the older is dropped.
- * Each step is O(1) and no entry is deleted one by one.
- */
-class Generations<K, V> implements Entries<K, V> {
-  private recent = new Map<K, V>();
-  private older = new Map<K, V>();
-  readonly bytes = undefined;
-
-  constructor(private readonly max: number) {}
-
-  get(key: K): V | undefined {
-    const value = this.recent.get(key);
-    if (value !== undefined) return value;
-    const old = this.older.get(key);
-    if (old !== undefined) this.set(key, old);
-    return old;
-  }
-
-  peek(key: K): V | undefined {
-    return this.recent.get(key) ?? this.older.get(key);
-  }
-
-  set(key: K, value: V): void {
-    if (!this.recent.has(key) && this.recent.size >= this.max / 2) {
-      this.older = this.recent;
-      this.recent = new Map();
-    }
-    this.recent.set(key, value);
-  }
-
-  clear(): void {
-    this.recent = new Map();
-    this.older = new Map();
-  }
-
-  get size(): number {
-    return this.recent.size + this.older.size;
-  }
-}
-
-/** lru-cache's LRU, counted in entries or in bytes. */
-class LeastRecentlyUsed<K extends NonNullable<unknown>, V extends NonNullable<unknown>> implements Entries<
-  K,
-  V
-> {
-  private readonly lru: LRUCache<K, V>;
-
-  constructor(bound: CacheBound<K, V>) {
-    this.lru =
-      'max' in bound
-        ? new LRUCache<K, V>({ max: bound.max })
-        : new LRUCache<K, V>({ maxSize: bound.maxBytes, sizeCalculation: bound.bytesOf });
-  }
-
-  get = (key: K) => this.lru.get(key);
-  peek = (key: K) => this.lru.peek(key);
-  set = (key: K, value: V) => void this.lru.set(key, value);
-  clear = () => this.lru.clear();
-
-  get size(): number {
-    return this.lru.size;
-  }
-
-  get bytes(): number | undefined {
-    return this.lru.maxSize > 0 ? this.lru.calculatedSize : undefined;
-  }
-}
+export type CacheBound<K, V> = { max: number } | { maxBytes: number; bytesOf: (value: V, key: K) => number };
 
 /** A named cache of at most `max` entries (or `maxBytes`), counting its hits and misses. */
 export class BoundedCache<
@@ -125,16 +43,16 @@ export class BoundedCache<
 > implements CountedCache {
   hits = 0;
   misses = 0;
-  private readonly entries: Entries<K, V>;
+  private readonly entries: LRUCache<K, V>;
 
   constructor(
     readonly name: string,
     private readonly bound: CacheBound<K, V>,
   ) {
     this.entries =
-      'max' in bound && bound.eviction === 'generations'
-        ? new Generations<K, V>(bound.max)
-        : new LeastRecentlyUsed(bound);
+      'max' in bound
+        ? new LRUCache<K, V>({ max: bound.max })
+        : new LRUCache<K, V>({ maxSize: bound.maxBytes, sizeCalculation: bound.bytesOf });
   }
 
   /**
@@ -174,7 +92,7 @@ export class BoundedCache<
       name: this.name,
       entries: this.entries.size,
       maxEntries: 'max' in bound ? bound.max : undefined,
-      bytes: this.entries.bytes,
+      bytes: 'maxBytes' in bound ? this.entries.calculatedSize : undefined,
       maxBytes: 'maxBytes' in bound ? bound.maxBytes : undefined,
       hits: this.hits,
       misses: this.misses,

@@ -26,17 +26,14 @@ export const CORPUS_TAGS_KEPT = 20_000;
 
 /**
  * `weakTag` of corpus-backed responses, remembered for the newest version asked for: at most `max` (key part,
- * URL) pairs in two generations of `max / 2` (caches.ts). A tag is kept while it is used within the last
- * `max / 2` new pairs. A tag asked for at an older version (a request that read the version before an ingest
+ * URL) pairs, the least recently used dropped first. A tag asked for at an older version (a request that read the version before an ingest
  * committed) is made again and not kept, so it is never `answered` early.
  */
 export function corpusTagCache(
   max = CORPUS_TAGS_KEPT,
   caches = new CacheRegistry(),
 ): (version: number, keyPart: string, url: string) => CorpusTag {
-  const tags = caches.add(
-    new VersionedCache<string, CorpusTag>('corpus-tags', { max, eviction: 'generations' }),
-  );
+  const tags = caches.add(new VersionedCache<string, CorpusTag>('corpus-tags', { max }));
   return (version, keyPart, url) => {
     const k = keyPart === '' ? url : `${keyPart}\u0000${url}`;
     let entry = tags.get(version, k);

@@ -79,20 +79,6 @@ test('a versioned cache answers at its version only; a newer version empties it,
   assert.deepEqual([f.name, f.entries, f.hits, f.misses], ['answers', 1, 1, 3]);
 });
 
-test('two generations keep what is used within the last max / 2 new keys', () => {
-  const cache = new BoundedCache<string, number>('tags', { max: 4, eviction: 'generations' });
-  for (const [k, v] of [
-    ['a', 1],
-    ['b', 2],
-    ['c', 3],
-    ['d', 4],
-  ] as const)
-    cache.set(k, v);
-  assert.equal(cache.get('a'), 1, 'in the older generation: found, and moved to the newer');
-  assert.equal(cache.get('b'), undefined, 'unused for two new keys: dropped');
-  assert.ok(cache.size <= 4);
-});
-
 test('a registry lists every cache by name, summing those of one name', () => {
   const registry = new CacheRegistry();
   const one = registry.add(new BoundedCache<string, number>('statements', { max: 3 }));
