@@ -64,35 +64,36 @@ const CONTENT: { [F in ContentField]: (c: RecallContent) => RecallSummary[F] } =
   url: (c) => c.url ?? null,
 };
 
-/** A value written into a served field: a string of the parts, JSON-quoted, or the revision, a whole number. */
-export type Slot = { string: Exclude<StringPart, undefined> } | { number: 'revision' };
-/** The name of a slot's value. */
-export type SlotName = Exclude<StringPart, undefined> | 'revision';
-type StringPart = {
-  [K in keyof RecallParts]: RecallParts[K] extends string ? K : never;
-}[keyof RecallParts];
+/** The parts written into a served field: strings, JSON-quoted, and the revision, a whole number. */
+export type SlotName =
+  'revision' | { [K in keyof RecallParts]-?: RecallParts[K] extends string ? K : never }[keyof RecallParts];
+
+/** A value written into a served field, by name. */
+export interface Slot {
+  slot: SlotName;
+}
 
 /**
  * Each other field's JSON as literal text and the values written into it, per answer, from the recall's row and
- * its source: by `assembleRecall` here, and by the database for list pages (store/joined-pages.ts).
+ * its source: by `assembleRecall` here, and by the database for list pages (store/recall-pages.ts).
  */
 const SERVED: { [F in Exclude<keyof RecallSummary, ContentField>]: readonly (string | Slot)[] } = {
-  id: [{ string: 'id' }],
+  id: [{ slot: 'id' }],
   source: [
     '{"id":',
-    { string: 'sourceId' },
+    { slot: 'sourceId' },
     ',"record_id":',
-    { string: 'recordId' },
+    { slot: 'recordId' },
     ',"agency":',
-    { string: 'agency' },
+    { slot: 'agency' },
     ',"jurisdiction":',
-    { string: 'jurisdiction' },
+    { slot: 'jurisdiction' },
     '}',
   ],
-  revision: [{ number: 'revision' }],
-  data_as_of: [{ string: 'dataAsOf' }],
-  first_seen_at: [{ string: 'firstSeenAt' }],
-  last_seen_at: [{ string: 'lastSeenAt' }],
+  revision: [{ slot: 'revision' }],
+  data_as_of: [{ slot: 'dataAsOf' }],
+  first_seen_at: [{ slot: 'firstSeenAt' }],
+  last_seen_at: [{ slot: 'lastSeenAt' }],
 };
 
 /** RecallSummarySchema's fields as served: those written before the stored text, its own, those after. */
@@ -125,12 +126,12 @@ function template(fields: readonly (keyof typeof SERVED)[], open: string, close:
 
 /**
  * A recall's JSON as it is written: the text and slots before the stored content fields, and those after them
- * up to what ends it (`}` for a RecallSummary). The database writes list pages from it (store/joined-pages.ts).
+ * up to what ends it (`}` for a RecallSummary). The database writes list pages from it (store/recall-pages.ts).
  */
 export const RECALL_TEMPLATE = { head: template(BEFORE, '{', ','), tail: template(AFTER, '', '') };
 
-const writeSlot = (slot: Slot, p: RecallParts) =>
-  'number' in slot ? String(p.revision) : str(p[slot.string]);
+const writeSlot = ({ slot }: Slot, p: RecallParts) =>
+  slot === 'revision' ? String(p.revision) : str(p[slot]);
 
 /** The served fields of a template part, written from `p`. */
 function write(parts: readonly (string | Slot)[], p: RecallParts): string {

@@ -86,6 +86,11 @@ export function routeConfig(request: FastifyRequest): FastifyContextConfig {
   return routeOptionsOf(request).config;
 }
 
+/** GET, and HEAD, which is answered as GET without the body. */
+export function isRead(request: FastifyRequest): boolean {
+  return request.method === 'GET' || request.method === 'HEAD';
+}
+
 /** The route's key rule when its key is checked at all (not public, not an undeclared route). */
 export function keyRule(request: FastifyRequest): 'key' | 'optional-key' | undefined {
   const { access } = routeConfig(request);

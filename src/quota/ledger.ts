@@ -178,7 +178,7 @@ export class QuotaLedger {
   }
 
   /** Whether the key's month could take one more request, without taking it (a 304 does not count). */
-  async wouldAdmit(keyId: string, limit: number | null, month: string): Promise<boolean> {
+  wouldAdmit(keyId: string, limit: number | null, month: string): Promise<boolean> {
     return this.available(this.entry(keyId, limit, month), false);
   }
 

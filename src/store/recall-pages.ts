@@ -56,9 +56,7 @@ export function recallJsonSql(engine: Engine) {
     lastSeenAt: q('r.last_seen_at'),
   };
   const written = (parts: readonly (string | Slot)[]) =>
-    parts.map((part) =>
-      typeof part === 'string' ? sql.lit(part) : slots['number' in part ? part.number : part.string],
-    );
+    parts.map((part) => (typeof part === 'string' ? sql.lit(part) : slots[part.slot]));
   return sql<string>`concat(${sql.join([
     ...written(RECALL_TEMPLATE.head),
     sql.ref('r.rendered_fields'),

@@ -11,13 +11,8 @@ import {
   type CacheRegistry,
   type CountedCache,
 } from '../../domain/caches.ts';
-import { routeConfig } from '../context.ts';
+import { isRead, routeConfig } from '../context.ts';
 import { JSON_CONTENT_TYPE } from '../rendered-answer.ts';
-
-/** GET, and HEAD, which is answered as GET without the body. */
-function isRead(method: string): boolean {
-  return method === 'GET' || method === 'HEAD';
-}
 
 /** `bytes` in memory of their own, so that what the cache counts is what it holds. */
 function ownCopy(bytes: Buffer): Buffer {
@@ -94,8 +89,7 @@ export const answerCache = fp<{ budget: number; caches: CacheRegistry }>(
     // A callback hook: nothing is awaited, so no promise per request.
     app.addHook('preHandler', (request, reply, done) => {
       const version = request.corpusVersion;
-      if (!isRead(request.method) || routeConfig(request).etag !== 'corpus' || version === undefined)
-        return done();
+      if (!isRead(request) || routeConfig(request).etag !== 'corpus' || version === undefined) return done();
       const answer = answers.get(version, request.url);
       if (answer === undefined) return done();
       request.cachedAnswer = true;
@@ -107,7 +101,7 @@ export const answerCache = fp<{ budget: number; caches: CacheRegistry }>(
         !request.cachedAnswer &&
         request.corpusVersion !== undefined &&
         routeConfig(request).etag === 'corpus' &&
-        isRead(request.method) &&
+        isRead(request) &&
         (typeof payload === 'string' || Buffer.isBuffer(payload))
       )
         answers.set(request.corpusVersion, request.url, payload);

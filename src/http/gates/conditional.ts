@@ -7,13 +7,12 @@
  *   304 (`conditionalAnswers`, on the way out, after the answer cache has kept the 200).
  */
 import fp from 'fastify-plugin';
-import type { FastifyRequest } from 'fastify';
 import { CacheRegistry, VersionedCache } from '../../domain/caches.ts';
 import { QuotaExceeded } from '../../domain/errors.ts';
 import { usageMonth } from '../../domain/meters.ts';
 import { sha256 } from '../../domain/sha256.ts';
 import type { QuotaLedger } from '../../quota/ledger.ts';
-import { keyRule, routeConfig, type AppDeps, type CorpusTag } from '../context.ts';
+import { isRead, keyRule, routeConfig, type AppDeps, type CorpusTag } from '../context.ts';
 import { corpusVersionOf } from '../route-context.ts';
 
 /** A weak tag from the SHA-256 of its parts (22 base64url characters, 132 bits). */
@@ -60,8 +59,6 @@ export function matchesIfNoneMatch(header: string | undefined, tag: string): boo
   }
   return false;
 }
-
-const isRead = (request: FastifyRequest) => request.method === 'GET' || request.method === 'HEAD';
 
 /** Tags corpus-backed GET/HEAD before the handler, answering 304 at once for an answer already made. */
 export const conditionalGet = fp<{
