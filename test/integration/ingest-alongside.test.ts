@@ -21,16 +21,20 @@ import { draft, json, startService, type TestService } from '../support/service.
 /** The longest any request (or the revocation) may wait. */
 const MAX_WAIT_MS = 250;
 /**
- * CI runs four test processes on two cores, so one answer of a run may be late for want of CPU: it may take up to
- * this long. A wait for a lock held for seconds makes every answer meanwhile late, by seconds.
+ * CI runs four test processes on two cores, so a few answers of a run may be late for want of CPU: up to a tenth
+ * of them may take up to this long. A wait for a lock held for seconds makes every answer meanwhile late, by
+ * seconds.
  */
 const CPU_STARVED_MS = 1000;
 
-/** Timings of named requests: each within MAX_WAIT_MS, but for one that is within CPU_STARVED_MS. */
+/** Timings of named requests: each within MAX_WAIT_MS, but for up to a tenth that are within CPU_STARVED_MS. */
 function assertNoneWaited(timings: { what: string; ms: number }[]): void {
   const late = timings.filter((t) => t.ms >= MAX_WAIT_MS);
   const describe = late.map((t) => `${t.what} ${t.ms.toFixed(0)} ms`).join(', ');
-  assert.ok(late.length <= 1 && late.every((t) => t.ms < CPU_STARVED_MS), `late: ${describe}`);
+  assert.ok(
+    late.length <= Math.ceil(timings.length / 10) && late.every((t) => t.ms < CPU_STARVED_MS),
+    `late of ${timings.length}: ${describe}`,
+  );
 }
 
 /** Holds the write lock of an SQLite file in a child process for `ms` (by a write to `table`); resolves once held. */

@@ -29,10 +29,13 @@ const SUFFIXES: Record<string, string[]> = {
   summary: ['_sum', '_count', ''],
 };
 
+/**
+ * A sample's value as Prometheus reads it (Go's `ParseFloat`): a decimal, or NaN and Inf in any case with an
+ * optional sign. prom-client writes an empty mean as `Nan`, the event loop lag's before its first sample.
+ */
 function number(text: string, line: string): number {
-  if (text === '+Inf') return Infinity;
-  if (text === '-Inf') return -Infinity;
-  if (text === 'NaN') return NaN;
+  const special = /^([+-]?)(nan|inf|infinity)$/i.exec(text);
+  if (special) return special[2]!.toLowerCase() === 'nan' ? NaN : special[1] === '-' ? -Infinity : Infinity;
   const n = Number(text);
   if (text === '' || Number.isNaN(n)) throw new Error(`not a number in: ${line}`);
   return n;
