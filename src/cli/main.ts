@@ -13,7 +13,7 @@ import { DEMO_PORT, demoPort, runDemo } from './demo.ts';
 import { registerCatalogueCommands } from './catalogue-commands.ts';
 import { EXIT } from './exit-codes.ts';
 import { describeOutcome, formatQualityReport } from './report.ts';
-import { MigrationError } from '../store/database.ts';
+import { DatabaseError } from '../store/engine.ts';
 import { ingestDeps, openRuntime } from './runtime.ts';
 import { serveApi } from './serve.ts';
 
@@ -246,8 +246,9 @@ export async function main(argv: string[]): Promise<void> {
       process.exitCode = e.exitCode === 0 ? 0 : EXIT.usage;
       return;
     }
-    if (error instanceof MigrationError) {
-      // One line, not a stack: the database refused or could not be reached (cause's message says which).
+    if (error instanceof DatabaseError) {
+      // One line, not a stack: the database refused, could not be reached (the cause's message says which)
+      // or is missing a file.
       const cause = error.cause instanceof Error ? error.cause.message : undefined;
       process.stderr.write(
         `error: ${error.message}${cause === undefined || error.message.includes('newer release') ? '' : `: ${cause}`}\n`,

@@ -5,7 +5,7 @@
 import { Migrator } from 'kysely';
 import type { Config } from '../config.ts';
 import { CacheRegistry } from '../domain/caches.ts';
-import type { Engine } from './engine.ts';
+import { DatabaseError, type Engine } from './engine.ts';
 import { openSqlite } from './engines/sqlite.ts';
 import { ChecksStore } from './checks-store.ts';
 import { IdentifiersStore } from './identifiers-store.ts';
@@ -17,13 +17,6 @@ import { RecallsStore } from './recalls-store.ts';
 import { ReportStore } from './report-store.ts';
 import { SourcesStore } from './sources-store.ts';
 import { UsageStore } from './usage-store.ts';
-
-export class MigrationError extends Error {
-  constructor(message: string, options?: { cause?: unknown }) {
-    super(message, options);
-    this.name = 'MigrationError';
-  }
-}
 
 /** The whole persistence layer, one module per table family. */
 export interface Store {
@@ -91,11 +84,11 @@ export async function migrate(engine: Engine): Promise<string[]> {
   if (error !== undefined) {
     const newer = /previously executed migration (.+) is missing/.exec((error as Error).message)?.[1];
     if (newer !== undefined)
-      throw new MigrationError(
+      throw new DatabaseError(
         `the database was migrated by a newer release (migration ${newer} is not in this one): run that release, or restore the backup made before the upgrade`,
         { cause: error },
       );
-    throw new MigrationError('database migration failed', { cause: error });
+    throw new DatabaseError('database migration failed', { cause: error });
   }
   return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
 }

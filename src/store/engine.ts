@@ -12,6 +12,17 @@ import type {
 import type { Database } from './schema.ts';
 import type { StoreStateWatch } from './store-state.ts';
 
+/**
+ * The database can't be used as it is, for a reason said in one line for the operator: a migration failed or
+ * came from a newer release, or one of the two SQLite files is missing. The CLI prints it without a stack.
+ */
+export class DatabaseError extends Error {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'DatabaseError';
+  }
+}
+
 /** A statement prepared once and run many times on the driver (no per-call compile or re-parse). */
 export interface Prepared<R> {
   all(params: readonly unknown[]): Promise<R[]>;

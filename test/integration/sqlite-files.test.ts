@@ -2,9 +2,10 @@
  * The SQLite layout in two files (engines/sqlite-files.ts): a database made before the split, in one file,
  * has its corpus tables moved to the corpus file on its next open, rows, indexes and foreign keys intact; and
  * a move interrupted between the two files' commits (either one committed alone) is finished on the next open.
+ * A pair with one file missing is refused, and neither file is changed.
  */
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, renameSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
@@ -15,6 +16,7 @@ import { openSqlite } from '../../src/store/engines/sqlite.ts';
 import { CORPUS_TABLES, corpusPathOf } from '../../src/store/engines/sqlite-files.ts';
 import { SQLite } from '../../src/store/engines/sqlite-driver.ts';
 import { migrationProvider } from '../../src/store/migrations/index.ts';
+import { runCli } from '../support/cli.ts';
 import { sqliteOnly } from '../support/database.ts';
 import { draft } from '../support/service.ts';
 
@@ -161,5 +163,39 @@ describe('SQLite: the corpus in a file of its own', { skip: sqliteOnly('the SQLi
     raw.exec(`INSERT INTO recalls VALUES ('stale')`);
     raw.close();
     await assertMoved(path);
+  });
+
+  test('a pair with one file missing is refused with one line naming it, status 1, nothing made or changed', async () => {
+    const path = join(dir, 'pair.db');
+    const store = await openStore({ engine: 'sqlite', path });
+    await store.keys.create('free', null, new Date());
+    await store.close();
+    const corpus = corpusPathOf(path);
+    const [serviceTables, corpusTables] = [tablesOf(path), tablesOf(corpus)];
+    const keysList = () => runCli(['keys', 'list'], { DATABASE_URL: path });
+    const restore = 'restore both files from one backup (docs/operations.md, Restore)';
+
+    renameSync(corpus, `${corpus}.aside`);
+    let r = await keysList();
+    assert.equal(r.code, 1);
+    assert.equal(r.stderr, `error: the corpus file ${corpus} is missing beside ${path}: ${restore}\n`);
+    assert.ok(!existsSync(corpus), 'no empty corpus file is left in its place');
+    assert.deepEqual(tablesOf(path), serviceTables);
+    renameSync(`${corpus}.aside`, corpus);
+
+    renameSync(path, `${path}.aside`);
+    r = await keysList();
+    assert.equal(r.code, 1);
+    assert.equal(
+      r.stderr,
+      `error: ${path} is missing but its corpus file ${corpus} is not: ${restore}, or move the corpus file aside to start anew\n`,
+    );
+    assert.ok(!existsSync(path), 'no empty service file is left in its place');
+    assert.deepEqual(tablesOf(corpus), corpusTables, 'the corpus is as it was, not replaced by empty tables');
+    renameSync(`${path}.aside`, path);
+
+    r = await keysList();
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(r.stdout, /free/, 'the pair together opens as before');
   });
 });

@@ -27,6 +27,25 @@ export function corpusPathOf(path: string): string {
   return `${ext === '' ? path : path.slice(0, -ext.length)}.corpus${ext === '' ? '.db' : ext}`;
 }
 
+/**
+ * Why the pair of files just opened can't be used, or undefined when it can: one of them has tables and the
+ * other none, so it was lost (a restore of one file, a file removed to start anew). Opened as they are, the
+ * missing file would be made anew, empty, and a missing service file would then have its new, empty corpus
+ * tables moved over the real corpus. A service file made before the split holds its corpus itself: not missing.
+ */
+export function missingFile(db: SqliteDatabase, path: string): string | undefined {
+  const tables = (schema: 'main' | 'corpus') =>
+    db.prepare(`SELECT name FROM ${schema}.sqlite_master WHERE type = 'table'`).pluck().all() as string[];
+  const [main, corpus] = [tables('main'), tables('corpus')];
+  const restore = 'restore both files from one backup (docs/operations.md, Restore)';
+  if (main.length === 0 && corpus.length > 0)
+    return `${path} is missing but its corpus file ${corpusPathOf(path)} is not: ${restore}, or move the corpus file aside to start anew`;
+  const corpusInMain = main.some((t) => CORPUS_TABLES.some((c) => t === c || t === `${c}${MOVED}`));
+  if (corpus.length === 0 && main.length > 0 && !corpusInMain)
+    return `the corpus file ${corpusPathOf(path)} is missing beside ${path}: ${restore}`;
+  return undefined;
+}
+
 /** `CREATE TABLE "recalls_moved_to_corpus" (… REFERENCES "sources_moved_to_corpus" …)` as `corpus."recalls"`. */
 function inCorpus(createSql: string): string {
   let out = createSql.replace(
