@@ -2,10 +2,10 @@
  * The SQLite layout in two files (engines/sqlite-files.ts): a database made before the split, in one file,
  * has its corpus tables moved to the corpus file on its next open, rows, indexes and foreign keys intact; and
  * a move interrupted between the two files' commits (either one committed alone) is finished on the next open.
- * A pair with one file missing is refused, and neither file is changed.
+ * A pair with one file missing, a folder or a file that is not SQLite is refused, and nothing is changed.
  */
 import assert from 'node:assert/strict';
-import { existsSync, mkdtempSync, renameSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
@@ -197,5 +197,24 @@ describe('SQLite: the corpus in a file of its own', { skip: sqliteOnly('the SQLi
     r = await keysList();
     assert.equal(r.code, 0, r.stderr);
     assert.match(r.stdout, /free/, 'the pair together opens as before');
+  });
+
+  test('a folder or a file that is not SQLite is refused with one line naming it, status 1, nothing made', async () => {
+    const folder = join(dir, 'a-folder');
+    mkdirSync(folder);
+    const text = join(dir, 'notes.db');
+    writeFileSync(text, 'not a database, though named like one\n'.repeat(100));
+    for (const [path, cause] of [
+      [folder, 'unable to open database file'],
+      [text, 'file is not a database'],
+    ] as const) {
+      const r = await runCli(['keys', 'list'], { DATABASE_URL: path });
+      assert.equal(r.code, 1);
+      assert.equal(
+        r.stderr,
+        `error: cannot open ${path} with ${corpusPathOf(path)} as SQLite databases: ${cause}\n`,
+      );
+      assert.ok(!existsSync(corpusPathOf(path)), 'no corpus file is made beside it');
+    }
   });
 });

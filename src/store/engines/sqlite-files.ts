@@ -4,8 +4,10 @@
  * leases, receipts, keys) never wait for each other. One connection opens the service file as `main` and
  * attaches the corpus file as `corpus`; a table is named without its schema and SQLite finds it in either.
  */
-import { extname } from 'node:path';
-import type { SqliteDatabase } from './sqlite-driver.ts';
+import { existsSync, mkdirSync, rmSync } from 'node:fs';
+import { dirname, extname } from 'node:path';
+import { DatabaseError } from '../engine.ts';
+import { SQLite, type SqliteDatabase } from './sqlite-driver.ts';
 
 /** The corpus tables, parents first (foreign keys point from later to earlier ones). */
 export const CORPUS_TABLES = [
@@ -33,7 +35,7 @@ export function corpusPathOf(path: string): string {
  * missing file would be made anew, empty, and a missing service file would then have its new, empty corpus
  * tables moved over the real corpus. A service file made before the split holds its corpus itself: not missing.
  */
-export function missingFile(db: SqliteDatabase, path: string): string | undefined {
+function missingFile(db: SqliteDatabase, path: string): string | undefined {
   const tables = (schema: 'main' | 'corpus') =>
     db.prepare(`SELECT name FROM ${schema}.sqlite_master WHERE type = 'table'`).pluck().all() as string[];
   const [main, corpus] = [tables('main'), tables('corpus')];
@@ -44,6 +46,31 @@ export function missingFile(db: SqliteDatabase, path: string): string | undefine
   if (corpus.length === 0 && main.length > 0 && !corpusInMain)
     return `the corpus file ${corpusPathOf(path)} is missing beside ${path}: ${restore}`;
   return undefined;
+}
+
+/**
+ * Opens the pair at `path`: the service file as `main` with the corpus file attached as `corpus`; a new
+ * database makes both. Throws DatabaseError, saying which, when a file can't be opened as SQLite (a folder,
+ * not a database) or one of the pair is missing; no file is left made then.
+ */
+export function openPair(path: string): SqliteDatabase {
+  if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
+  const made = [path, corpusPathOf(path)].filter((p) => p !== ':memory:' && !existsSync(p));
+  let db: SqliteDatabase | undefined;
+  try {
+    db = new SQLite(path);
+    db.prepare('ATTACH DATABASE ? AS corpus').run(corpusPathOf(path));
+    const missing = missingFile(db, path);
+    if (missing !== undefined) throw new DatabaseError(missing);
+    return db;
+  } catch (error) {
+    db?.close();
+    for (const p of made) rmSync(p, { force: true });
+    if (error instanceof DatabaseError) throw error;
+    throw new DatabaseError(`cannot open ${path} with ${corpusPathOf(path)} as SQLite databases`, {
+      cause: error,
+    });
+  }
 }
 
 /** `CREATE TABLE "recalls_moved_to_corpus" (… REFERENCES "sources_moved_to_corpus" …)` as `corpus."recalls"`. */

@@ -2,14 +2,12 @@
  * The embedded engine: two SQLite files in WAL mode (sqlite-files.ts), so readers never wait for a writer, and
  * the daily ingest's writes to the corpus and the API's writes to the service's records never wait for each other.
  */
-import { existsSync, mkdirSync, rmSync, statSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { statSync } from 'node:fs';
 import { setTimeout as delay } from 'node:timers/promises';
 import { CompiledQuery, Kysely, SqliteDialect, sql } from 'kysely';
 import { BoundedCache, CacheRegistry } from '../../domain/caches.ts';
 import {
   BUSY_DEADLINE_MS,
-  DatabaseError,
   PREPARED_LIMIT,
   STATE_ROWS,
   WRITE_TRY_MS,
@@ -17,22 +15,13 @@ import {
   type Prepared,
 } from '../engine.ts';
 import type { Database } from '../schema.ts';
-import { corpusPathOf, missingFile, moveCorpusTables } from './sqlite-files.ts';
-import { SQLite, type SqliteStatement } from './sqlite-driver.ts';
+import { corpusPathOf, moveCorpusTables, openPair } from './sqlite-files.ts';
+import type { SqliteStatement } from './sqlite-driver.ts';
 import { SqliteStateWatch } from './sqlite-watch.ts';
 
 /** Opens the service's records at `path` with the corpus file beside it (`corpusPathOf`). */
 export function openSqlite(path: string, caches = new CacheRegistry()): Engine {
-  if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
-  const made = [path, corpusPathOf(path)].filter((p) => p !== ':memory:' && !existsSync(p));
-  const connection = new SQLite(path);
-  connection.prepare('ATTACH DATABASE ? AS corpus').run(corpusPathOf(path));
-  const missing = missingFile(connection, path);
-  if (missing !== undefined) {
-    connection.close();
-    for (const p of made) rmSync(p); // the empty file just made for the missing one
-    throw new DatabaseError(missing);
-  }
+  const connection = openPair(path);
   for (const schema of ['main', 'corpus']) {
     connection.pragma(`${schema}.journal_mode = WAL`);
     connection.pragma(`${schema}.synchronous = NORMAL`);
