@@ -4,7 +4,7 @@
  * leases, receipts, keys) never wait for each other. One connection opens the service file as `main` and
  * attaches the corpus file as `corpus`; a table is named without its schema and SQLite finds it in either.
  */
-import { existsSync, mkdirSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, rmSync, statSync } from 'node:fs';
 import { dirname, extname } from 'node:path';
 import { DatabaseError } from '../engine.ts';
 import { SQLite, type SqliteDatabase } from './sqlite-driver.ts';
@@ -30,10 +30,13 @@ export function corpusPathOf(path: string): string {
 }
 
 /**
- * Why the pair of files just opened can't be used, or undefined when it can: one of them has tables and the
- * other none, so it was lost (a restore of one file, a file removed to start anew). Opened as they are, the
- * missing file would be made anew, empty, and a missing service file would then have its new, empty corpus
- * tables moved over the real corpus. A service file made before the split holds its corpus itself: not missing.
+ * Why the pair of files just opened can't be used, or undefined when it can: one of them was lost (a restore
+ * of one file, a file removed to start anew). Opened as they are, the missing file would be made anew, empty,
+ * and a missing service file would then have its new, empty corpus tables moved over the real corpus.
+ * - The service file is missing when it has no table and the corpus file has some.
+ * - The corpus is missing when the service file has its keys and neither file has a corpus table. A service
+ *   file made before the split, or one whose first migrations another process is running, holds them itself
+ *   (the migrations make the corpus tables before the keys, and the move happens after them).
  */
 function missingFile(db: SqliteDatabase, path: string): string | undefined {
   const tables = (schema: 'main' | 'corpus') =>
@@ -43,7 +46,7 @@ function missingFile(db: SqliteDatabase, path: string): string | undefined {
   if (main.length === 0 && corpus.length > 0)
     return `${path} is missing but its corpus file ${corpusPathOf(path)} is not: ${restore}, or move the corpus file aside to start anew`;
   const corpusInMain = main.some((t) => CORPUS_TABLES.some((c) => t === c || t === `${c}${MOVED}`));
-  if (corpus.length === 0 && main.length > 0 && !corpusInMain)
+  if (corpus.length === 0 && main.includes('api_keys') && !corpusInMain)
     return `the corpus file ${corpusPathOf(path)} is missing beside ${path}: ${restore}`;
   return undefined;
 }
@@ -65,7 +68,8 @@ export function openPair(path: string): SqliteDatabase {
     return db;
   } catch (error) {
     db?.close();
-    for (const p of made) rmSync(p, { force: true });
+    // Only while still empty: another process may have begun the same new database meanwhile.
+    for (const p of made) if (statSync(p, { throwIfNoEntry: false })?.size === 0) rmSync(p);
     if (error instanceof DatabaseError) throw error;
     throw new DatabaseError(`cannot open ${path} with ${corpusPathOf(path)} as SQLite databases`, {
       cause: error,
