@@ -14,7 +14,8 @@ import type { StoreStateWatch } from './store-state.ts';
 
 /**
  * The database can't be used as it is, for a reason said in one line for the operator: a migration failed or
- * came from a newer release, or one of the two SQLite files is missing. The CLI prints it without a stack.
+ * came from a newer release, a SQLite file can't be opened, or one of the two is missing. The CLI prints it
+ * without a stack.
  */
 export class DatabaseError extends Error {
   constructor(message: string, options?: { cause?: unknown }) {
