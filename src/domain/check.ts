@@ -1,6 +1,6 @@
 /** A catalogue check as pure steps: plan (normalise, reject, deduplicate, probe keys), then the receipt. */
 import { Type, type Static } from '@sinclair/typebox';
-import { lookupKeys } from './identifiers/match-keys.ts';
+import { lookupKeys, matchesValue } from './identifiers/match-keys.ts';
 import { normaliseIdentifier } from './identifiers/normalise.ts';
 import { IdentifierKindSchema, REJECTION_REASONS, type IdentifierKind } from './identifiers/kinds.ts';
 import { resultDigest, submittedDigest } from './digests.ts';
@@ -164,6 +164,8 @@ export function planCheck(items: readonly { kind: string; value: string }[]): Ch
 export interface Hit {
   matchKey: string;
   productKey: string | null;
+  /** The stored identifier's normalised form: a match rule (`STEM*`, `FROM..TO`) holds only some values. */
+  normalized: string;
   recallId: string;
   revision: number;
   title: string | null;
@@ -213,7 +215,8 @@ export function buildReceipt(
   for (const { item } of ordered) {
     // Most identifiers of a list match nothing: an empty list, no map, for them.
     const found: Hit[] = [];
-    for (const k of item.matchKeys) found.push(...(byMatchKey.get(k) ?? []));
+    for (const k of item.matchKeys)
+      for (const h of byMatchKey.get(k) ?? []) if (matchesValue(h.normalized, item.normalized)) found.push(h);
     for (const k of item.productKeys) found.push(...(byProductKey.get(k) ?? []));
     if (found.length === 0) continue;
     for (const h of distinctByRecall(found)) {

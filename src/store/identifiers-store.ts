@@ -6,7 +6,8 @@
 import { sql, type Kysely } from 'kysely';
 import type { Hit } from '../domain/check.ts';
 import { isMoreCertain } from '../domain/identifiers/kinds.ts';
-import type { LookupKeys } from '../domain/identifiers/match-keys.ts';
+import { matchesValue, type LookupKeys } from '../domain/identifiers/match-keys.ts';
+import { isRule } from '../domain/identifiers/match-rules.ts';
 import type { RecallMatchPart } from '../domain/recall-json.ts';
 import { compile, type RowOf } from './compiled.ts';
 import type { Engine } from './engine.ts';
@@ -28,10 +29,16 @@ const selectMatches = (db: Kysely<Database>, engine: Engine) =>
 
 type MatchRow = RowOf<ReturnType<typeof selectMatches>>;
 
-/** Keeps, per recall, the surest matching identifier (first seen among equals). */
+/** Whether `hit` is a better match than `current`: surer, or as sure and an exact value where that is a rule. */
+function isBetter(hit: RecallMatchPart, current: RecallMatchPart): boolean {
+  if (isMoreCertain(hit.confidence, current.confidence)) return true;
+  return hit.confidence === current.confidence && isRule(current.normalized) && !isRule(hit.normalized);
+}
+
+/** Keeps, per recall, the best matching identifier (first seen among equals). */
 function keepBest(best: Map<string, RecallMatchPart>, recallId: string, hit: RecallMatchPart): void {
   const current = best.get(recallId);
-  if (current === undefined || isMoreCertain(hit.confidence, current.confidence)) best.set(recallId, hit);
+  if (current === undefined || isBetter(hit, current)) best.set(recallId, hit);
 }
 
 /** The statements of one key column: one key (a plain equality) or a list of keys. */
@@ -63,6 +70,7 @@ function byKeyColumn(db: Kysely<Database>, engine: Engine, column: 'i.match_key'
         .select([
           'i.match_key',
           'i.product_key',
+          'i.normalized',
           'r.id',
           'r.revision',
           'r.title',
@@ -88,7 +96,7 @@ export class IdentifiersStore {
     this.byProductKey = byKeyColumn(db, engine, 'i.product_key');
   }
 
-  private keyColumns(keys: LookupKeys) {
+  private keyColumns(keys: Pick<LookupKeys, 'matchKeys' | 'productKeys'>) {
     return [
       [this.byMatchKey, keys.matchKeys],
       [this.byProductKey, keys.productKeys],
@@ -105,7 +113,8 @@ export class IdentifiersStore {
     for (const [column, list] of this.keyColumns(keys)) {
       if (list.length === 0) continue;
       for (const h of await column.identifiers.all({ keys: this.engine.listParam(list) }))
-        keepBest(best, h.recall_id, { kind: h.kind, normalized: h.normalized, confidence: h.confidence });
+        if (matchesValue(h.normalized, keys.normalized))
+          keepBest(best, h.recall_id, { kind: h.kind, normalized: h.normalized, confidence: h.confidence });
     }
     if (best.size === 0) return { rows: [], more: false };
     return this.recalls.matchedPage(best, limit, after);
@@ -120,8 +129,8 @@ export class IdentifiersStore {
         list.length === 1
           ? await column.matchesOfKey.all({ key: list[0]! })
           : await column.matchesOfKeys.all({ keys: this.engine.listParam(list) });
-      out.push(...rows);
-      if (out.length > JOIN_LIMIT) return undefined;
+      for (const row of rows) if (matchesValue(row.match_normalized, keys.normalized)) out.push(row);
+      if (rows.length > JOIN_LIMIT || out.length > JOIN_LIMIT) return undefined;
     }
     return out;
   }
@@ -136,6 +145,7 @@ export class IdentifiersStore {
         out.push({
           matchKey: r.match_key,
           productKey: r.product_key,
+          normalized: r.normalized,
           recallId: r.id,
           revision: Number(r.revision),
           title: r.title,

@@ -32,18 +32,25 @@ export interface TruthRecord {
   notes?: string;
 }
 
-/** Every truth record of every `test/truth/<source>.json`. */
-export function loadTruth(dir = TRUTH_DIR): TruthRecord[] {
-  return readdirSync(dir)
-    .filter((name) => name.endsWith('.json'))
-    .sort()
-    .flatMap(
-      (name) => (JSON.parse(readFileSync(join(dir, name), 'utf8')) as { records: TruthRecord[] }).records,
-    );
-}
-
 /** The two parts of the truth set: rules are written from `development` only; `validation` is only counted. */
 export type TruthPart = 'development' | 'validation';
+export const TRUTH_PARTS: readonly TruthPart[] = ['development', 'validation'];
+
+/**
+ * The truth records of `test/truth/<part>/<source>.json`, of one part or both. Each part has a folder of its
+ * own, so that writing rules from the development part never opens a validation record.
+ */
+export function loadTruth(part?: TruthPart, dir = TRUTH_DIR): TruthRecord[] {
+  return (part === undefined ? TRUTH_PARTS : [part]).flatMap((p) =>
+    readdirSync(join(dir, p))
+      .filter((name) => name.endsWith('.json'))
+      .sort()
+      .flatMap(
+        (name) =>
+          (JSON.parse(readFileSync(join(dir, p, name), 'utf8')) as { records: TruthRecord[] }).records,
+      ),
+  );
+}
 
 /**
  * The fixed split: a record is `validation` when the first byte of SHA-256(`<source> <record id>`) is a

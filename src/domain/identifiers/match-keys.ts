@@ -1,5 +1,6 @@
 /** Match keys: kinds that name the same thing share one (../shared/spec/identifiers.md, "Match families"). */
 import type { IdentifierKind } from './kinds.ts';
+import { isRule, parseRule, ruleKey, ruleMatches, ruleProbeKeys } from './match-rules.ts';
 
 /** Key families; `udi` covers HIBCC and ICCBBA, a GS1 udi is `gs1`. */
 export type MatchFamily = 'gs1' | 'lot' | 'model' | 'vin' | 'ndc' | 'udi';
@@ -16,6 +17,8 @@ export interface StorageKeys {
 export interface LookupKeys {
   matchKeys: string[];
   productKeys: string[];
+  /** The normalised value looked up: a rule reached through a key is a match only when it holds it. */
+  normalized: string;
 }
 
 /** A `udi` is `gs1` when its normalised DI is a GTIN-14, `udi` when `hibcc:…` or `iccbba:…`. */
@@ -37,19 +40,39 @@ export function matchFamily(kind: IdentifierKind, normalized: string): MatchFami
   }
 }
 
-/** Keys to store; an 11-digit NDC also gets its 9-digit product key, so a product finds its packages. */
+/**
+ * Keys to store; an 11-digit NDC also gets its 9-digit product key, so a product finds its packages. A match
+ * rule of a model or lot (`KX2040GC*`, `A2001..A2308`) is stored under its bucket (match-rules.ts).
+ */
 export function storageKeys(kind: IdentifierKind, normalized: string): StorageKeys {
-  const matchKey = `${matchFamily(kind, normalized)}:${normalized}`;
+  const family = matchFamily(kind, normalized);
+  if (family === 'model' || family === 'lot') {
+    const rule = parseRule(normalized);
+    if (rule !== undefined) return { matchKey: ruleKey(family, rule), productKey: null };
+  }
+  const matchKey = `${family}:${normalized}`;
   const productKey = kind === 'ndc' && /^\d{11}$/.test(normalized) ? `ndc:${normalized.slice(0, 9)}` : null;
   return { matchKey, productKey };
 }
 
-/** Lookup keys: a product NDC also finds its packages; an 11-digit package its product, not siblings. */
+/**
+ * Lookup keys: a product NDC also finds its packages; an 11-digit package its product, not siblings; a model
+ * or lot also probes the buckets of the rules that may hold it (each hit then confirmed by `matchesValue`).
+ */
 export function lookupKeys(kind: IdentifierKind, normalized: string): LookupKeys {
-  const { matchKey } = storageKeys(kind, normalized);
-  if (kind === 'ndc' && /^\d{9}$/.test(normalized)) return { matchKeys: [matchKey], productKeys: [matchKey] };
-  if (kind === 'ndc' && /^\d{11}$/.test(normalized)) {
-    return { matchKeys: [matchKey, `ndc:${normalized.slice(0, 9)}`], productKeys: [] };
+  const family = matchFamily(kind, normalized);
+  const matchKey = `${family}:${normalized}`;
+  if (family === 'model' || family === 'lot') {
+    return { matchKeys: [matchKey, ...ruleProbeKeys(family, normalized)], productKeys: [], normalized };
   }
-  return { matchKeys: [matchKey], productKeys: [] };
+  if (kind === 'ndc' && /^\d{9}$/.test(normalized)) return { matchKeys: [matchKey], productKeys: [matchKey], normalized };
+  if (kind === 'ndc' && /^\d{11}$/.test(normalized)) {
+    return { matchKeys: [matchKey, `ndc:${normalized.slice(0, 9)}`], productKeys: [], normalized };
+  }
+  return { matchKeys: [matchKey], productKeys: [], normalized };
+}
+
+/** Whether a stored identifier reached through a lookup key holds `value`: always, unless it is a rule. */
+export function matchesValue(stored: string, value: string): boolean {
+  return !isRule(stored) || ruleMatches(stored, value);
 }

@@ -26,6 +26,7 @@ function hit(recallId: string, matchKey: string, overrides: Partial<Hit> = {}): 
   return {
     matchKey,
     productKey: null,
+    normalized: matchKey.slice(matchKey.indexOf(':') + 1),
     recallId,
     revision: 1,
     title: `Recall ${recallId}`,

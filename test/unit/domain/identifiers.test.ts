@@ -324,7 +324,10 @@ describe('match keys', () => {
       matchKey: 'udi:iccbba:A9999XYZ100T0944',
       productKey: null,
     });
-    assert.deepEqual(lookupKeys('batch', 'BF0330'), { matchKeys: ['lot:BF0330'], productKeys: [] });
+    // A batch looks up the lot key, and the buckets of the lot rules that may hold it.
+    const batch = lookupKeys('batch', 'BF0330');
+    assert.equal(batch.matchKeys[0], 'lot:BF0330');
+    assert.ok(batch.matchKeys.slice(1).every((k) => k.startsWith('lot*') || k.startsWith('lot..')));
   });
   test('NDC storage keys: an 11-digit package has its 9-digit product key', () => {
     assert.deepEqual(storageKeys('ndc', '00071015523'), {
@@ -337,10 +340,12 @@ describe('match keys', () => {
     assert.deepEqual(lookupKeys('ndc', '000710155'), {
       matchKeys: ['ndc:000710155'],
       productKeys: ['ndc:000710155'],
+      normalized: '000710155',
     });
     assert.deepEqual(lookupKeys('ndc', '00071015523'), {
       matchKeys: ['ndc:00071015523', 'ndc:000710155'],
       productKeys: [],
+      normalized: '00071015523',
     });
   });
   test('NDC prefix matching against a simulated store', () => {

@@ -16,6 +16,7 @@ import {
   partOf,
   scoreExtraction,
   TRUTH_KINDS,
+  TRUTH_PARTS,
   type SourceScore,
 } from '../../support/identifier-truth.ts';
 import { requireShared, sharedPath } from '../../support/shared.ts';
@@ -61,20 +62,23 @@ test('the truth set is well formed: 700+ records over every source with real rec
   assert.ok(truth.filter((r) => r.identifiers.length === 0).length >= 100);
 });
 
-test('the split is fixed and about one record in three is validation', () => {
+test("the split is fixed, each record sits in its part's folder, and about one record in three is validation", () => {
   const truth = loadTruth();
   assert.equal(
     partOf({ source: 'us-cpsc', record_id: '9782' }),
     partOf({ source: 'us-cpsc', record_id: '9782' }),
   );
-  const share = truth.filter((r) => partOf(r) === 'validation').length / truth.length;
+  for (const part of TRUTH_PARTS)
+    for (const r of loadTruth(part))
+      assert.equal(partOf(r), part, `${r.source} ${r.record_id} is in ${part}/`);
+  const share = loadTruth('validation').length / truth.length;
   assert.ok(share > 0.25 && share < 0.42, `validation share ${share.toFixed(2)}`);
 });
 
 async function scores(t: TestContext, part: keyof typeof BARS): Promise<SourceScore[] | undefined> {
   const samples = sharedPath('upstream-samples');
   if (!requireShared(t, samples, 'upstream-samples')) return undefined;
-  const truth = loadTruth().filter((r) => partOf(r) === part);
+  const truth = loadTruth(part);
   const result = scoreExtraction(truth, await extractMirror(samples));
   for (const line of formatScores(result).split('\n')) t.diagnostic(`${part}: ${line}`);
   assert.deepEqual(
