@@ -75,9 +75,17 @@ export function matchLines(
   return { lines, unplaced };
 }
 
-/** matches.csv's text: the header row, then the lines. */
+/**
+ * matches.csv's text: the header row, then the lines. A cell that a spreadsheet would run as a formula (it
+ * starts with `=`, `+`, `-`, `@`, a tab or a carriage return, as an agency's title or a catalogue cell may)
+ * is written with a `'` before it, so opening the file never runs what an upstream text holds.
+ */
 export function formatMatches(lines: readonly MatchLine[]): string {
-  return stringify(lines as MatchLine[], { header: true, columns: [...MATCH_COLUMNS] });
+  return stringify(lines as MatchLine[], {
+    header: true,
+    columns: [...MATCH_COLUMNS],
+    escape_formulas: true,
+  });
 }
 
 /** Reads a matches.csv written by formatMatches; throws naming the file when it is not one. */

@@ -6,7 +6,7 @@ import { CHECK_SIZE, identifiersOfRows, planChecks } from '../../../src/cli/chec
 import { idempotencyKeyOf } from '../../../src/cli/check-run.ts';
 import { columnMapping, MAX_MAPPED_COLUMNS, parseColumnOption } from '../../../src/cli/column-mapping.ts';
 import { CommandFailure } from '../../../src/cli/exit-codes.ts';
-import { matchLines } from '../../../src/cli/matches-file.ts';
+import { formatMatches, matchLines } from '../../../src/cli/matches-file.ts';
 import { apiKey, serviceUrl } from '../../../src/cli/service-connection.ts';
 import { firstDifference } from '../../../src/cli/verify.ts';
 import { checkDigestOf, type IdentifierKind, type MatchEntry } from '../../../src/client/index.ts';
@@ -128,6 +128,24 @@ describe('matches placed back on rows', () => {
       unplaced.map((m) => m.recall_id),
       ['r-c'],
     );
+  });
+
+  test('a cell a spreadsheet would run as a formula is written as text, after a quote', () => {
+    const rows = [row(2, ['model', '=MX-1']), row(3, ['model', 'MX-2'])];
+    const { index } = planChecks(rows);
+    const formulas = ['=HYPERLINK("http://x.test")', '+1', '-2+3', '@SUM(A1)', '\tTAB', '\rCR'];
+    const receipts = formulas.map((title, n) => ({
+      checkId: `chk_${n}`,
+      matches: [{ ...match('model', n % 2 === 0 ? 'MX1' : 'MX2', `r-${n}`), title }],
+    }));
+    const text = formatMatches(matchLines(receipts, index).lines);
+    for (const title of formulas) {
+      const quoted =
+        title.includes('"') || title.includes('\r') ? `"'${title.replace(/"/g, '""')}"` : `'${title}`;
+      assert.ok(text.includes(`,${quoted},`), `${JSON.stringify(title)} is written as ${quoted}`);
+    }
+    assert.ok(text.includes(",'=MX-1,"), 'a catalogue cell too');
+    assert.ok(!/,[=+@-]/.test(text), 'no cell starts a formula');
   });
 });
 
