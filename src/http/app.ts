@@ -110,7 +110,10 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   app.setNotFoundHandler((request, reply) =>
     sendProblem(
       reply,
-      new ProblemError('not-found', `No resource at ${request.method} ${instanceOf(request)}.`),
+      new ProblemError(
+        'not-found',
+        `No resource at ${request.method} ${instanceOf(request)}. The API is under /v1: its reference is at /docs, its OpenAPI document at /v1/openapi.json.`,
+      ),
       instanceOf(request),
     ),
   );

@@ -365,6 +365,9 @@ describe('malformed input never gives a 5xx', () => {
 
   test('unknown paths and wrong methods are 404 problems, with or without a key', async () => {
     await assertProblem(await s.request('/v2/recalls'), 404, '/problems/not-found');
+    // The root, where a newcomer looks first, points to the reference and the OpenAPI document.
+    const root = await assertProblem(await s.request('/'), 404, '/problems/not-found');
+    assert.match(String(root.detail), /reference is at \/docs, its OpenAPI document at \/v1\/openapi\.json/);
     await assertProblem(await s.request('/v1/recalls/a/b/c', { key }), 404, '/problems/not-found');
     await assertProblem(
       await s.request('/v1/recalls', { key, method: 'DELETE' }),
