@@ -300,8 +300,10 @@ export class QuotaLedger {
     }
   }
 
+  /** Starts the next report in `REPORT_MS`, unless one is due or in flight (it schedules the next when done). */
   private schedule(): void {
-    if (this.timer !== undefined || this.closed || this.entries.size + this.retired.size === 0) return;
+    if (this.timer !== undefined || this.sweeping !== undefined || this.closed) return;
+    if (this.entries.size + this.retired.size === 0) return;
     this.timer = setTimeout(() => {
       this.timer = undefined;
       this.sweeping = this.sweep(false).finally(() => {

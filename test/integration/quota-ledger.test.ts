@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { LEASE_SHARE, leaseBlock } from '../../src/domain/quota-lease.ts';
-import { QuotaLedger, type LeaseHold } from '../../src/quota/ledger.ts';
+import { QuotaLedger, REPORT_MS, type LeaseHold } from '../../src/quota/ledger.ts';
 import { openStore, type Store } from '../../src/store/database.ts';
 import { createTestDatabase, type TestDatabase } from '../support/database.ts';
 import { until } from '../support/until.ts';
@@ -152,5 +152,50 @@ describe('quota leases', () => {
       },
       () => 'May to be settled',
     );
+  });
+
+  test('one report in flight per node: while the database keeps one waiting, answers start no other', async () => {
+    const id = await keyId('one-sweep');
+    const node = ledger(1000);
+    const settle = store.usage.settleRequests.bind(store.usage);
+    let inFlight = 0;
+    let most = 0;
+    let calls = 0;
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    // The real statement, after a wait standing for a row or file locked elsewhere.
+    store.usage.settleRequests = async (...args) => {
+      calls++;
+      most = Math.max(most, ++inFlight);
+      try {
+        await held;
+        return await settle(...args);
+      } finally {
+        inFlight--;
+      }
+    };
+    try {
+      (await node.admit(id, 1000, MAY))!.closed(true);
+      await until(
+        () => calls === 1,
+        () => 'the first report to start',
+      );
+      // Answers go on for ten report periods while that report waits.
+      for (let n = 0; n < 10; n++) {
+        (await node.admit(id, 1000, MAY))!.closed(true);
+        await new Promise((resolve) => setTimeout(resolve, REPORT_MS));
+      }
+      assert.equal(calls, 1, 'no report starts while one waits');
+      release();
+      await node.close();
+      assert.equal(most, 1);
+      assert.deepEqual(await store.usage.standing(id, MAY), {
+        used: { requests: 11, identifiers: 0 },
+        leasedRequests: 0,
+      });
+    } finally {
+      release();
+      store.usage.settleRequests = settle;
+    }
   });
 });
