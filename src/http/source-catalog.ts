@@ -107,9 +107,13 @@ export class SourceCatalog {
     const enabled = (await this.read()).filter((v) => v.state.enabled);
     const degraded: string[] = [];
     for (const { meta, state } of enabled) if (isDegraded(meta, state, now)) degraded.push(meta.id);
-    const anySuccess = enabled.some((v) => v.state.last_success_at !== null);
+    // `unknown` only before any fetch: once one has been tried, every source that failed or was never fetched
+    // is degraded, so a node whose every source failed says so.
+    const anyFetched = enabled.some(
+      (v) => v.state.last_attempt_at !== null || v.state.last_success_at !== null,
+    );
     return {
-      status: !anySuccess ? 'unknown' : degraded.length > 0 ? 'degraded' : 'ok',
+      status: !anyFetched ? 'unknown' : degraded.length > 0 ? 'degraded' : 'ok',
       sources: enabled.map(({ meta, state }) => ({
         id: meta.id,
         cadence: meta.cadence,
@@ -117,7 +121,7 @@ export class SourceCatalog {
         data_as_of: state.data_as_of,
         consecutive_failures: state.consecutive_failures,
       })),
-      degraded: anySuccess ? degraded : [],
+      degraded: anyFetched ? degraded : [],
     };
   }
 }

@@ -220,6 +220,13 @@ describe('GET /v1/health', () => {
       assert.deepEqual(h.degraded, []);
       assert.ok(h.sources.some((x: { id: string }) => x.id === 'us-fda-food'));
 
+      // Every source tried and failed, none ever succeeded: degraded, every one listed (issue 37).
+      for (const id of SOURCE_IDS)
+        await s.store.sources.recordFailure(id, 'HTTP 503', '2026-11-22T09:30:00.000Z');
+      h = await json(await s.request('/v1/health'));
+      assert.equal(h.status, 'degraded', 'every source failed');
+      assert.deepEqual([...h.degraded].sort(), [...SOURCE_IDS].sort());
+
       await s.seed([draft('F-1-2024')], { observedAt: '2026-11-22T09:00:00.000Z', dataAsOf: '2026-11-18' });
       h = await json(await s.request('/v1/health'));
       assert.equal(h.status, 'degraded', 'sources never fetched are not ok');

@@ -12,7 +12,7 @@ export const healthRoutes: FastifyPluginAsyncTypebox<RouteContext> = async (app,
         operationId: 'getHealth',
         summary: 'Service and per-source health',
         description:
-          '`ok`: every enabled source succeeded at its last attempt and is within twice its cadence; `degraded`: at least one failed or is stale; `unknown`: none has ever been fetched.',
+          '`ok`: every enabled source succeeded at its last attempt and is within twice its cadence; `degraded`: at least one failed or is stale; `unknown`: no fetch of any source has been tried yet (every source failed is `degraded`).',
         tags: ['service'],
         security: [],
         querystring: Type.Object({}),
