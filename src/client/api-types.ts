@@ -159,7 +159,7 @@ export interface paths {
     };
     /**
      * Service and per-source health
-     * @description `ok`: every enabled source succeeded at its last attempt and is within twice its cadence; `degraded`: at least one failed or is stale; `unknown`: none has ever been fetched.
+     * @description `ok`: every enabled source succeeded at its last attempt and is within twice its cadence; `degraded`: at least one failed or is stale; `unknown`: no fetch of any source has been tried yet (every source failed is `degraded`).
      */
     get: operations['getHealth'];
     put?: never;
