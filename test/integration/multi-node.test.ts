@@ -5,6 +5,7 @@
  * killed with SIGKILL loses no acknowledged receipt.
  */
 import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
 import { Agent, request as httpRequest } from 'node:http';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -21,8 +22,10 @@ import { REDIS_URL, requireService } from '../support/services.ts';
 import { draft } from '../support/service.ts';
 import { until } from '../support/until.ts';
 
-// A Redis database of this run's own (flushed first): CI runs two suites side by side.
-const REDIS_DB_URL = `${REDIS_URL.replace(/\/\d*$/, '')}/${process.env.RECALLS_TEST_REDIS_DB ?? '7'}`;
+// The Redis database RECALLS_TEST_REDIS_DB names (0 by default), and key prefix of this run's own: runs side by
+// side, and any other user of the same Redis, count apart, and nothing but this run's keys is removed.
+const REDIS_DB_URL = `${REDIS_URL.replace(/\/\d*$/, '')}/${process.env.RECALLS_TEST_REDIS_DB ?? '0'}`;
+const PREFIX = `recalls-test-${randomBytes(6).toString('hex')}:`;
 
 interface Node {
   url: string;
@@ -107,15 +110,12 @@ describe('several API nodes on PostgreSQL and Redis', { skip: sqliteOnly('always
   before(async (t) => {
     if (!(await requireService(t as never, 'PostgreSQL', PG_ADMIN_URL))) return;
     if (!(await requireService(t as never, 'Redis', REDIS_URL))) return;
-    const redis = new Redis(REDIS_DB_URL);
-    await redis.flushdb();
-    redis.disconnect();
     dir = mkdtempSync(join(tmpdir(), 'recalls-nodes-'));
     db = await createTestDatabase(dir, 'postgres');
     env = {
       DATABASE_URL: db.url,
       REDIS_URL: REDIS_DB_URL,
-      RECALLS_REDIS_PREFIX: 'deployment-a:',
+      RECALLS_REDIS_PREFIX: PREFIX,
       RECALLS_BURST_EXEMPT: '127.0.0.1',
       RECALLS_ARCHIVE_DIR: join(dir, 'archive'),
     };
@@ -144,6 +144,12 @@ describe('several API nodes on PostgreSQL and Redis', { skip: sqliteOnly('always
     await Promise.all(started.map((run) => run.done));
     await store?.close();
     await db?.drop();
+    if (ready) {
+      const redis = new Redis(REDIS_DB_URL);
+      const keys = await redis.keys(`${PREFIX}*`);
+      if (keys.length > 0) await redis.del(...keys);
+      redis.disconnect();
+    }
     if (dir !== undefined) rmSync(dir, { recursive: true, force: true });
   });
 
@@ -198,10 +204,11 @@ describe('several API nodes on PostgreSQL and Redis', { skip: sqliteOnly('always
     // Redis (another prefix) counts apart.
     const redis = new Redis(REDIS_DB_URL);
     try {
-      const keys = (await redis.keys('*')).sort();
-      assert.ok(keys.includes('deployment-a:burst:127.0.0.2'), keys.join(', '));
+      // The addresses only this test sends from: their counters are this run's, wherever they were written.
+      const keys = (await redis.keys('*127.0.0.[23]*')).sort();
+      assert.ok(keys.includes(`${PREFIX}burst:127.0.0.2`), keys.join(', '));
       assert.deepEqual(
-        keys.filter((k) => !k.startsWith('deployment-a:')),
+        keys.filter((k) => !k.startsWith('recalls-test-')),
         [],
         'no key outside the prefix',
       );
