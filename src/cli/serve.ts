@@ -5,7 +5,8 @@
  * configuration asks for it, and a graceful stop on SIGTERM and SIGINT. `recalls serve` and
  * `recalls demo` both serve through it.
  */
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
 import { fileURLToPath } from 'node:url';
 import { createMemoryBurstLimiter } from '../http/gates/burst-limiter.ts';
 import { createRedisBurstLimiter, REDIS_RETRY_MS } from '../http/gates/burst-redis.ts';
@@ -18,6 +19,19 @@ import { relayChildOutput } from './child-log.ts';
 import type { Runtime } from './runtime.ts';
 
 const BIN = fileURLToPath(new URL('../../bin/recalls.js', import.meta.url));
+
+/** How long a stopping `serve` waits for its ingest child to end on SIGTERM before it sends SIGKILL. */
+export const INGEST_STOP_MS = 10_000;
+
+/** Stops a running ingest child: SIGTERM (its transaction is rolled back), SIGKILL after INGEST_STOP_MS. */
+async function stopChild(child: ChildProcess | undefined): Promise<void> {
+  if (child === undefined || child.exitCode !== null || child.signalCode !== null) return;
+  const closed = once(child, 'close');
+  child.kill('SIGTERM');
+  const timer = setTimeout(() => child.kill('SIGKILL'), INGEST_STOP_MS);
+  await closed;
+  clearTimeout(timer);
+}
 
 /**
  * Serves until a signal stops the process. Resolves with the address it listens on (a `PORT` of 0
@@ -64,6 +78,7 @@ export async function serveApi(rt: Runtime): Promise<string> {
     await burstLimiter.close();
     throw error;
   }
+  let ingest: ChildProcess | undefined;
   const schedule =
     rt.config.ingest.schedule === 'daily'
       ? startDailySchedule({
@@ -75,6 +90,7 @@ export async function serveApi(rt: Runtime): Promise<string> {
                 stdio: ['ignore', 'pipe', 'pipe'],
                 env: process.env,
               });
+              ingest = child;
               const mark = { child: 'ingest', childPid: child.pid };
               relayChildOutput(rt.logger, child.stdout, { ...mark, stream: 'stdout' });
               relayChildOutput(rt.logger, child.stderr, { ...mark, stream: 'stderr' });
@@ -91,7 +107,8 @@ export async function serveApi(rt: Runtime): Promise<string> {
     closing = true;
     rt.logger.info({ signal }, 'shutting down: finishing in-flight requests');
     schedule?.stop();
-    await app.close();
+    // The ingest child stops with the node (a supervisor or `kill` stops serve by its pid alone).
+    await Promise.all([stopChild(ingest), app.close()]);
     await admin?.close();
     await burstLimiter.close();
     await rt.store.close();

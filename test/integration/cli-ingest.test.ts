@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer, type AddressInfo, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
@@ -522,6 +523,41 @@ describe('recalls ingest from the agency (a local stand-in)', () => {
 });
 
 describe('recalls serve', () => {
+  test('SIGTERM stops the running ingest child too: no process remains (issue 37)', async () => {
+    const tmp = await tempEnv();
+    // An agency that takes the connection and never answers: the daily ingest child waits on it.
+    const sockets = new Set<Socket>();
+    const agency = createServer((socket) => void sockets.add(socket));
+    await new Promise<void>((resolve) => agency.listen(0, '127.0.0.1', resolve));
+    const { port } = agency.address() as AddressInfo;
+    try {
+      const serve = startCli(['serve'], {
+        ...tmp.env,
+        PORT: '0',
+        LOG_LEVEL: 'info',
+        RECALLS_INGEST_SCHEDULE: 'daily',
+        RECALLS_INGEST_HOUR_UTC: '0',
+        RECALLS_UPSTREAM_TIMEOUT_MS: '600000',
+        RECALLS_SOURCE_US_FDA_FOOD_URL: `http://127.0.0.1:${port}/food/enforcement.json`,
+      });
+      await listeningUrl(serve);
+      await until(
+        () => sockets.size > 0,
+        () => `the ingest child to reach the agency; output: ${serve.output().slice(-2000)}`,
+        { timeoutMs: 60_000 },
+      );
+      const pid = Number(/"childPid":(\d+)/.exec(serve.output())?.[1]);
+      assert.ok(pid > 0, `the child's pid is logged: ${serve.output().slice(-2000)}`);
+      serve.child.kill('SIGTERM');
+      assert.equal((await serve.done).code, 0);
+      assert.throws(() => process.kill(pid, 0), { code: 'ESRCH' }, 'the ingest child is gone with serve');
+    } finally {
+      for (const socket of sockets) socket.destroy();
+      agency.close();
+      await tmp.cleanup();
+    }
+  });
+
   test('the run command brings the service up on SQLite and stops cleanly on SIGTERM', async () => {
     const tmp = await tempEnv();
     const { env } = tmp;
