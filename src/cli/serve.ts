@@ -85,7 +85,7 @@ export async function serveApi(rt: Runtime): Promise<string> {
           hourUtc: rt.config.ingest.hourUtc,
           // In a child process, so that parsing and the write transaction never stall requests.
           run: () =>
-            new Promise<void>((resolve) => {
+            new Promise<boolean>((resolve) => {
               const child = spawn(process.execPath, [BIN, 'ingest'], {
                 stdio: ['ignore', 'pipe', 'pipe'],
                 env: process.env,
@@ -96,7 +96,8 @@ export async function serveApi(rt: Runtime): Promise<string> {
               relayChildOutput(rt.logger, child.stderr, { ...mark, stream: 'stderr' });
               child.on('close', (code) => {
                 rt.logger.info({ code }, 'scheduled ingest finished');
-                resolve();
+                // 75: another node's run holds the lease, and that run is the day's.
+                resolve(code === 0 || code === 75);
               });
             }),
         })
