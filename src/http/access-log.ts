@@ -44,8 +44,11 @@ function requestIds(): () => string {
   };
 }
 
-/** An `X-Request-Id` a client may choose and have kept: 1–128 of `[A-Za-z0-9._:-]`. */
-const CLIENT_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+/**
+ * An `X-Request-Id` a client may choose and have kept: 1–128 of `[A-Za-z0-9._:-]`, not starting `req_`, the
+ * service's own ids (a client repeating one of them would give two log lines one id).
+ */
+const CLIENT_REQUEST_ID = /^(?!req_)[A-Za-z0-9._:-]{1,128}$/;
 
 /** The request's sane `X-Request-Id` (a repeated one, which Node joins with `, `, is not), else the next own id. */
 function requestIdOf(request: { headers: IncomingHttpHeaders }, next: () => string): string {
