@@ -149,7 +149,12 @@ export async function main(argv: string[]): Promise<void> {
     .action(async () => {
       const rt = await openRuntime();
       await rt.store.close();
-      process.stdout.write('database is up to date\n');
+      const { migrated } = rt.store;
+      process.stdout.write(
+        migrated.length === 0
+          ? 'database was already up to date\n'
+          : `applied ${migrated.length} migrations (${migrated.join(', ')}): database is up to date\n`,
+      );
     });
 
   program

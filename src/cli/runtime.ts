@@ -5,7 +5,8 @@ import { createArchive } from '../ingest/archive.ts';
 import { createUpstreamClient } from '../ingest/http-client.ts';
 import type { IngestDeps } from '../ingest/pipeline.ts';
 import { SOURCE_ADAPTERS, SOURCE_IDS } from '../ingest/registry.ts';
-import { openStore, type Store } from '../store/database.ts';
+import { CANNOT_CONNECT, openStore, type Store } from '../store/database.ts';
+import { DatabaseError } from '../store/engine.ts';
 
 export interface Runtime {
   config: Config;
@@ -25,8 +26,16 @@ export async function openRuntime(
 ): Promise<Runtime> {
   const config = loadConfig(env, SOURCE_IDS);
   const logger = pino({ level: config.logLevel }, pino.destination(options.logTo === 'stdout' ? 1 : 2));
-  const store = await openStore(config.database);
   const database = describeDatabase(config.database);
+  let store: Store;
+  try {
+    store = await openStore(config.database);
+  } catch (error) {
+    // Name what was not reached: the database DATABASE_URL points to.
+    if (error instanceof DatabaseError && error.message === CANNOT_CONNECT)
+      throw new DatabaseError(`${CANNOT_CONNECT} at ${database} (DATABASE_URL)`, { cause: error.cause });
+    throw error;
+  }
   if (options.logTo === 'stdout') logger.info({ database }, 'database opened');
   else process.stderr.write(`database: ${database}\n`);
   await store.sources.register(

@@ -34,6 +34,8 @@ export interface Store {
   readonly cursorSecret: Buffer;
   /** The node's caches (caches.ts): the store's own, and those the HTTP layer adds. */
   readonly caches: CacheRegistry;
+  /** The migrations opening the store applied, in order (none when the database was up to date). */
+  readonly migrated: readonly string[];
   /**
    * Whether this node can serve: the database answers as the one opened (`Engine.check`) and every migration
    * of this release is applied. Never throws.
@@ -88,9 +90,23 @@ export async function migrate(engine: Engine): Promise<string[]> {
         `the database was migrated by a newer release (migration ${newer} is not in this one): run that release, or restore the backup made before the upgrade`,
         { cause: error },
       );
-    throw new DatabaseError('database migration failed', { cause: error });
+    throw new DatabaseError(isConnectionFailure(error) ? CANNOT_CONNECT : 'database migration failed', {
+      cause: error,
+    });
   }
   return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
+}
+
+/** What a DatabaseError says when the database was not reached at all. */
+export const CANNOT_CONNECT = 'cannot connect to the database';
+
+/**
+ * Whether an error is the database not being reached at all (the system's connection errors, PostgreSQL's
+ * refused login or missing database), not a migration that ran and failed.
+ */
+function isConnectionFailure(error: unknown): boolean {
+  const code = (error as { code?: unknown }).code;
+  return typeof code === 'string' && (/^E[A-Z]+$/.test(code) || ['28000', '28P01', '3D000'].includes(code));
 }
 
 async function loadCursorSecret(db: Engine['db']): Promise<Buffer> {
@@ -104,8 +120,9 @@ async function loadCursorSecret(db: Engine['db']): Promise<Buffer> {
 export async function openStore(database: Config['database']): Promise<Store> {
   const caches = new CacheRegistry();
   const engine = await openEngine(database, caches);
+  let migrated: string[];
   try {
-    await migrate(engine);
+    migrated = await migrate(engine);
     await engine.ready();
   } catch (error) {
     await engine.close();
@@ -135,6 +152,7 @@ export async function openStore(database: Config['database']): Promise<Store> {
     report: new ReportStore(db),
     cursorSecret,
     caches,
+    migrated,
     readiness: () => readiness(engine),
     async corpusVersion() {
       return (await state.current()).version;

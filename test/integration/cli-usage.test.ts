@@ -160,7 +160,7 @@ describe('the database a command opened', () => {
       assert.ok(r.stderr.includes(`database: ${named()}\n`), `recalls ${args.join(' ')}: ${r.stderr}`);
       assert.ok(!r.stdout.includes('database:'), r.stdout);
     }
-    assert.equal((await run(['migrate'])).stdout, 'database is up to date\n');
+    assert.equal((await run(['migrate'])).stdout, 'database was already up to date\n');
     for (const line of (await run(['keys', 'list'])).stdout.trimEnd().split('\n'))
       assert.match(line, /^(no keys|key_\w+\trk_live_\w+…\t.*)$/);
   });
@@ -195,6 +195,15 @@ describe('the database a command opened', () => {
 });
 
 describe('a database the command cannot migrate', () => {
+  test('migrate says which migrations it applied, and when there were none', async () => {
+    const file = join(dir, 'fresh.db');
+    const first = await run(['migrate'], { DATABASE_URL: `sqlite:${file}` });
+    assert.equal(first.code, 0, first.stderr);
+    assert.match(first.stdout, /^applied \d+ migrations \(0001-initial, .*\): database is up to date\n$/);
+    const again = await run(['migrate'], { DATABASE_URL: `sqlite:${file}` });
+    assert.equal(again.stdout, 'database was already up to date\n');
+  });
+
   test('one migrated by a newer release is refused with one line saying so, status 1', async () => {
     const file = join(dir, 'newer.db');
     const sqliteEnv = { DATABASE_URL: `sqlite:${file}` };
@@ -215,6 +224,9 @@ describe('a database the command cannot migrate', () => {
   test('an unreachable PostgreSQL is one line naming the cause, status 1', async () => {
     const r = await run(['migrate'], { DATABASE_URL: 'postgres://recalls@127.0.0.1:1/recalls' });
     assert.equal(r.code, 1, r.stderr);
-    assert.equal(r.stderr, 'error: database migration failed: connect ECONNREFUSED 127.0.0.1:1\n');
+    assert.equal(
+      r.stderr,
+      'error: cannot connect to the database at postgres://recalls@127.0.0.1:1/recalls (DATABASE_URL): connect ECONNREFUSED 127.0.0.1:1\n',
+    );
   });
 });
