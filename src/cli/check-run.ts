@@ -30,7 +30,7 @@ import {
   type ChunkRecord,
   type RunRecord,
 } from './run-record.ts';
-import { apiKey, connect, describeFailure, serviceUrl } from './service-connection.ts';
+import { apiKey, connect, describeFailure, isKeyRefused, serviceUrl } from './service-connection.ts';
 
 /** Longest `--label`: a check's label is at most 200 characters and gets ` (i/n)` appended. */
 export const MAX_LABEL_LENGTH = 180;
@@ -236,16 +236,22 @@ function stoppedMessage(run: RunRecord, out: string, error: unknown): string {
   const checked = run.chunks.filter((c) => c.status === 'checked');
   const pending = run.chunks.filter((c) => c.status !== 'checked');
   const quota = error instanceof RecallsApiError && error.status === 402;
+  const key = isKeyRefused(error);
+  const failure = describeFailure(error, run.service_url);
   return [
     quota
-      ? `Stopped: the key's monthly quota is exhausted (${describeFailure(error)}).`
-      : `Stopped: ${describeFailure(error)}.`,
+      ? `Stopped: the key's monthly quota is exhausted (${failure}).`
+      : key
+        ? `Stopped: the service refused the key (${failure}).`
+        : `Stopped: ${failure}.`,
     `Checked ${checked.length} of ${run.chunks.length} chunks: ${rowsOf(checked)}.`,
     `Not checked: ${rowsOf(pending)}.`,
     `${out} holds the receipts, matches.csv and run.json (status "partial") for the checked rows only.`,
     quota
       ? 'Run the same command again once the quota allows (next month, or on a larger plan) to check the rest.'
-      : 'Run the same command again to resume; checked chunks are not sent again.',
+      : key
+        ? 'Give a valid key (--key or RECALLS_KEY; the operator issues one), then run the command again to check the rest; checked chunks are not sent again.'
+        : 'Run the same command again to resume; checked chunks are not sent again.',
   ].join('\n');
 }
 
@@ -318,7 +324,7 @@ function stopRun(out: string, run: RunRecord, error: unknown): number {
   run.stopped = {
     reason: quota ? 'quota_exceeded' : error instanceof RecallsApiError ? 'service_error' : 'unreachable',
     status: error instanceof RecallsApiError ? error.status : null,
-    detail: describeFailure(error),
+    detail: describeFailure(error, run.service_url),
   };
   run.finished_at = new Date().toISOString();
   saveRun(out, run);

@@ -26,22 +26,27 @@ export function apiKey(raw: string | undefined): string {
   return raw.trim();
 }
 
-/** A client that reports every wait on a 429 through `onWait`. */
+/** A client that reports every wait before a retry (a 429, a 5xx, no answer) through `onWait`, naming `url`. */
 export function connect(url: string, key: string, onWait: (message: string) => void): RecallsClient {
   return new RecallsClient({
     baseUrl: url,
     apiKey: key,
     onRetry: ({ status, waitSeconds, attempt }) =>
       onWait(
-        `${status === null ? 'no answer' : `the service answered ${status}`}: waiting ${waitSeconds} s before retry ${attempt}`,
+        `${status === null ? `no answer from ${url} (--url or RECALLS_URL)` : `the service answered ${status}`}: waiting ${waitSeconds} s before retry ${attempt}`,
       ),
   });
 }
 
-/** One line about a failed request: the problem's status, type and detail, or the network error. */
-export function describeFailure(error: unknown): string {
+/** Whether the service refused the key itself (missing, unknown or revoked), not the request. */
+export function isKeyRefused(error: unknown): boolean {
+  return error instanceof RecallsApiError && (error.status === 401 || error.status === 403);
+}
+
+/** One line about a failed request: the problem's status, type and detail, or the network error at `url`. */
+export function describeFailure(error: unknown, url: string): string {
   if (error instanceof RecallsApiError)
     return `${error.status} ${error.problem.type}: ${error.problem.detail}`;
   const cause = (error as { cause?: { code?: string; message?: string } }).cause;
-  return `the service did not answer (${cause?.code ?? cause?.message ?? (error as Error).message})`;
+  return `the service at ${url} (--url or RECALLS_URL) did not answer (${cause?.code ?? cause?.message ?? (error as Error).message})`;
 }

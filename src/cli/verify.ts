@@ -19,7 +19,7 @@ import { identifiersOfRows, planChecks } from './check-plan.ts';
 import { CommandFailure, EXIT } from './exit-codes.ts';
 import { formatMatches, matchLines, type ReceiptMatches } from './matches-file.ts';
 import { requireRun, runFiles, type ChunkRecord, type RunRecord } from './run-record.ts';
-import { apiKey, connect, describeFailure, serviceUrl } from './service-connection.ts';
+import { apiKey, connect, describeFailure, isKeyRefused, serviceUrl } from './service-connection.ts';
 
 export interface VerifyCommandOptions {
   catalogue: string;
@@ -100,6 +100,7 @@ function readSavedReceipt(
 /** Compares the saved receipt with the service's copy; the problem found, if any. */
 async function compareWithService(
   client: RecallsClient,
+  url: string,
   saved: CheckEnvelope | undefined,
   checkId: string,
 ): Promise<string | undefined> {
@@ -109,9 +110,9 @@ async function compareWithService(
   } catch (error) {
     if (error instanceof RecallsApiError && error.status === 404)
       return `the service has no receipt ${checkId} for this key`;
-    if (error instanceof RecallsApiError && (error.status === 401 || error.status === 403))
-      throw new CommandFailure(`the service refused the key: ${describeFailure(error)}`);
-    throw new CommandFailure(`cannot re-read ${checkId}: ${describeFailure(error)}`);
+    if (isKeyRefused(error))
+      throw new CommandFailure(`the service refused the key: ${describeFailure(error, url)}`);
+    throw new CommandFailure(`cannot re-read ${checkId}: ${describeFailure(error, url)}`);
   }
   if (saved === undefined) return undefined;
   const at = firstDifference(comparable(saved), comparable(served.data));
@@ -150,12 +151,9 @@ export async function runVerifyCommand(
   const run = requireRun(dir);
   if (!existsSync(options.catalogue))
     throw new CommandFailure(`--catalogue ${options.catalogue} does not exist`);
+  const url = options.offline === true ? undefined : serviceUrl(options.url ?? run.service_url);
   const client =
-    options.offline === true
-      ? undefined
-      : connect(serviceUrl(options.url ?? run.service_url), apiKey(options.key), (m) =>
-          process.stderr.write(`${m}\n`),
-        );
+    url === undefined ? undefined : connect(url, apiKey(options.key), (m) => process.stderr.write(`${m}\n`));
   let failures = 0;
   const fail = (line: string) => {
     failures++;
@@ -198,8 +196,8 @@ export async function runVerifyCommand(
           `the catalogue's rows give ${digest.submittedCount} identifiers, the receipt counted ${c.submitted_count}`,
         );
     }
-    if (client !== undefined) {
-      const found = await compareWithService(client, envelope, c.check_id);
+    if (client !== undefined && url !== undefined) {
+      const found = await compareWithService(client, url, envelope, c.check_id);
       if (found !== undefined) problems.push(found);
     }
     if (problems.length === 0) out(`check ${c.check_id}, ${chunkName(c)}: verified`);

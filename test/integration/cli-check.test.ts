@@ -19,7 +19,8 @@ import { after, before, describe, test } from 'node:test';
 import { parse } from 'csv-parse/sync';
 import { normaliseIdentifier } from '../../src/domain/identifiers/index.ts';
 import type { Identifier } from '../../src/domain/recall.ts';
-import { runCli } from '../support/cli.ts';
+import { runCli, startCli } from '../support/cli.ts';
+import { until } from '../support/until.ts';
 import { testCatalogue, testModel, testUpc } from '../support/catalogue.ts';
 import {
   draft,
@@ -436,6 +437,35 @@ describe('recalls check when the monthly quota runs out midway', () => {
   after(async () => {
     await s.close();
     rmSync(dir, { recursive: true, force: true });
+  });
+
+  test('a refused key stops the run saying to give a valid key; a service not answering is named by its address', async () => {
+    mkdirSync(join(dir, 'in-key'), { recursive: true });
+    const csv = join(dir, 'in-key', 'upcs.csv');
+    writeFileSync(csv, ['UPC', testUpc(1)].join('\n'));
+    const args = ['check', csv, '--out', join(dir, 'run-key'), '--column', 'upc=UPC'];
+    const refused = await runCli(args, { RECALLS_URL: s.url, RECALLS_KEY: 'rk_live_notakey' });
+    assert.equal(refused.code, 1, refused.stderr);
+    assert.match(refused.stderr, /Stopped: the service refused the key \(401 /);
+    assert.match(refused.stderr, /Give a valid key \(--key or RECALLS_KEY/);
+    assert.doesNotMatch(refused.stderr, /Run the same command again to resume/);
+
+    // A port nothing listens on: the first wait before a retry names the address and the setting.
+    const nowhere = 'http://127.0.0.1:9';
+    const run = startCli([...args.slice(0, 3), join(dir, 'run-nowhere'), ...args.slice(4)], {
+      RECALLS_URL: nowhere,
+      RECALLS_KEY: 'rk_live_notakey',
+    });
+    try {
+      await until(
+        () => run.errors().includes(`no answer from ${nowhere} (--url or RECALLS_URL): waiting`),
+        () => `the address to be named; stderr: ${run.errors()}`,
+        { timeoutMs: 20_000 },
+      );
+    } finally {
+      run.child.kill('SIGKILL');
+      await run.done;
+    }
   });
 
   test('a 402 stops the run saying which rows were checked; it resumes once the quota allows and completes', async () => {

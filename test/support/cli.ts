@@ -18,7 +18,7 @@ export function startCli(
   args: string[],
   env: Record<string, string>,
   options: { cwd?: string } = {},
-): { child: ChildProcess; done: Promise<CliResult>; output(): string } {
+): { child: ChildProcess; done: Promise<CliResult>; output(): string; errors(): string } {
   const child = spawn(process.execPath, [BIN, ...args], {
     cwd: options.cwd ?? ROOT,
     env: { ...process.env, LOG_LEVEL: 'warn', RECALLS_INGEST_SCHEDULE: 'off', ...env },
@@ -31,7 +31,7 @@ export function startCli(
   const done = new Promise<CliResult>((resolve) =>
     child.on('close', (code, signal) => resolve({ code, signal, stdout, stderr })),
   );
-  return { child, done, output: () => stdout };
+  return { child, done, output: () => stdout, errors: () => stderr };
 }
 
 export function runCli(

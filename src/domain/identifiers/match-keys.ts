@@ -65,7 +65,8 @@ export function lookupKeys(kind: IdentifierKind, normalized: string): LookupKeys
   if (family === 'model' || family === 'lot') {
     return { matchKeys: [matchKey, ...ruleProbeKeys(family, normalized)], productKeys: [], normalized };
   }
-  if (kind === 'ndc' && /^\d{9}$/.test(normalized)) return { matchKeys: [matchKey], productKeys: [matchKey], normalized };
+  if (kind === 'ndc' && /^\d{9}$/.test(normalized))
+    return { matchKeys: [matchKey], productKeys: [matchKey], normalized };
   if (kind === 'ndc' && /^\d{11}$/.test(normalized)) {
     return { matchKeys: [matchKey, `ndc:${normalized.slice(0, 9)}`], productKeys: [], normalized };
   }
