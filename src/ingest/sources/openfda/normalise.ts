@@ -4,8 +4,9 @@ import { classifyHazard } from '../../../domain/hazard-rules.ts';
 import type { Identifier, RecallDraft } from '../../../domain/recall.ts';
 import type { Severity } from '../../../domain/taxonomy.ts';
 import { exactIdentifiers } from '../../extract/field-codes.ts';
-import { extractLabelledIdentifiers, mergeIdentifiers } from '../../extract/labelled-identifiers.ts';
+import { mergeIdentifiers } from '../../extract/labelled-identifiers.ts';
 import { clipAtWord } from '../../extract/titles.ts';
+import { fieldIdentifiers } from './lot-rules.ts';
 import type { OpenFdaRecord } from './schema.ts';
 
 /** The three openFDA enforcement endpoints (`/food/enforcement.json` …). */
@@ -110,7 +111,7 @@ export function normaliseOpenFdaRecord(record: OpenFdaRecord, productPath: OpenF
   // Codes from these fields only: those the reason names belong to the recall event's other products.
   const prose = [record.product_description, record.code_info, record.more_code_info]
     .filter((t): t is string => typeof t === 'string' && t !== '')
-    .map((t) => extractLabelledIdentifiers(t));
+    .map((t) => fieldIdentifiers(t));
 
   return {
     recordId: record.recall_number,
