@@ -33,6 +33,7 @@ import {
 } from '../../../../src/ingest/sources/fr-rappelconso/normalise.ts';
 import { scriptedAgency } from '../../../support/scripted-agency.ts';
 import { assertSetAside, type BadRecord } from '../../../support/set-aside.ts';
+import { requireShared, sharedPath } from '../../../support/shared.ts';
 
 const FIXTURE = readFileSync(new URL('../../../fixtures/fr-rappelconso/records-0001.json', import.meta.url));
 
@@ -433,6 +434,29 @@ test('product.models holds references, never descriptions or sentences', () => {
       ['ZX900F', 'exact'],
     ],
   );
+});
+
+test('the real notices (../shared): models are references, and no date gives an identifier', (t) => {
+  const name = 'upstream-samples/fr-rappelconso/records-offset-0000.json';
+  const path = sharedPath('upstream-samples', 'fr-rappelconso', 'records-offset-0000.json');
+  if (!requireShared(t, path, name)) return;
+  const body = readFileSync(path);
+  const { drafts, setAside } = frRappelConso.parse({ name: 'records-offset-0000.json', body });
+  assert.deepEqual(setAside, []);
+  // Read here on their own terms, not by the adapter's code: a date is digits with `.`, `/` or `-`.
+  const date = /^(?:\d{1,2}[./-]\d{1,2}[./-]\d{2,4}|\d{4}-\d{1,2}-\d{1,2})$/;
+  const isDates = (v: string) => v.split(/\s+[-\u2013]\s+|\s*\u2013\s*/).every((p) => date.test(p.trim()));
+  let withModels = 0;
+  for (const d of drafts) {
+    for (const id of d.identifiers) assert.ok(!isDates(id.value), `${d.recordId}: ${id.kind} ${id.value}`);
+    for (const m of d.product.models) {
+      assert.ok(m.length <= 40 && m.split(/\s+/).length <= 3, `${d.recordId}: model "${m}"`);
+      assert.ok(/\d/.test(m) || !/\s/.test(m), `${d.recordId}: model "${m}"`);
+      assert.doesNotMatch(m, /[:,]|\.$|\b(?:vin|niv)\b/, `${d.recordId}: model "${m}"`);
+    }
+    if (d.product.models.length > 0) withModels++;
+  }
+  assert.ok(withModels > 0 && withModels < drafts.length / 4, `${withModels} notices with models`);
 });
 
 // --- hazard, remedy, dates ---------------------------------------------------------------------
