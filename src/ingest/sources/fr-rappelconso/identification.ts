@@ -86,6 +86,8 @@ export type PartShape =
   | { shape: 'lot'; value: string }
   /** Several lots printed in one part (`118220041 118220077`, `a1, a2`). */
   | { shape: 'lots'; values: string[] }
+  /** Several barcode-length digit runs printed in one part, each read on its own. */
+  | { shape: 'barcodes'; parts: PartShape[] }
   /** 8 digits: a GTIN-8, a customs code (`95049090`), a placeholder (`00000000`) or a lot. */
   | { shape: 'eight-digits'; value: string }
   /** A barcode-length digit run that is no trade item's GTIN (in-store code, bad check digit). */
@@ -149,6 +151,10 @@ export function listedLots(lot: string): string[] | undefined {
 export function partShape(part: string): PartShape {
   // A date or a date range (a vehicle's production period) is neither a barcode nor a lot.
   if (isDateOrDateRange(part)) return { shape: 'none' };
+  // Barcodes listed in one part are read one by one, never glued into one value or taken as lots.
+  const tokens = part.split(/\s*[,;]\s*|\s+/).filter((t) => t !== '');
+  if (tokens.length > 1 && tokens.every((t) => /^\d{11,14}$/.test(t)))
+    return { shape: 'barcodes', parts: tokens.map(partShape) };
   const compact = part.replace(/[\s.-]/g, '');
   if (/^\d+$/.test(compact) && compact.length >= 11 && compact.length <= 14) {
     const gtin = checkedGtin14(compact);
@@ -182,11 +188,14 @@ export function identificationIdentifiers(
     let afterGtin = false;
     for (const part of group) {
       const shape = partShape(part);
-      if (shape.shape === 'gtin') add('gtin', shape.value);
-      else if (shape.shape === 'lot') add('lot', shape.value);
-      else if (shape.shape === 'lots') for (const v of shape.values) add('lot', v);
-      else if (shape.shape === 'eight-digits' && afterGtin) add('lot', shape.value);
-      afterGtin = shape.shape === 'gtin';
+      const shapes = shape.shape === 'barcodes' ? shape.parts : [shape];
+      for (const one of shapes) {
+        if (one.shape === 'gtin') add('gtin', one.value);
+        else if (one.shape === 'lot') add('lot', one.value);
+        else if (one.shape === 'lots') for (const v of one.values) add('lot', v);
+        else if (one.shape === 'eight-digits' && afterGtin) add('lot', one.value);
+      }
+      afterGtin = shapes.some((one) => one.shape === 'gtin');
     }
   }
   return mergeIdentifiers(found);

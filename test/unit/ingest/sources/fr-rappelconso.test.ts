@@ -396,6 +396,15 @@ test('lots separated by spaces are lots of their own when every group is a lot o
   }
   // A list with an item that is no lot is no list.
   assert.equal(listedLots('7001, tous les lots'), undefined);
+  // Barcodes listed in one part are read one by one: never lots, never glued.
+  assert.deepEqual(identificationIdentifiers(['9520000000011 9520000000028', '7001']), [
+    gtin('9520000000011', '09520000000011'),
+    gtin('9520000000028', '09520000000028'),
+    lot('7001', '7001'),
+  ]);
+  assert.deepEqual(identificationIdentifiers(['9520000000011, 9520000000012']), [
+    gtin('9520000000011', '09520000000011'),
+  ]);
 });
 
 test('product.models holds references, never descriptions or sentences', () => {
