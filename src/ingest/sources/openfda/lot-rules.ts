@@ -36,36 +36,45 @@ const FOLLOWED_BY = new RegExp(
 /** A lot marked as the footnote's (`1234567*`): its stem. */
 const MARKED = /([A-Za-z0-9](?:[A-Za-z0-9./-]*[A-Za-z0-9])?)\*(?![A-Za-z0-9])/g;
 
+/** Whether a text says its lots "may be followed by" a suffix. */
+export function saysFollowedBy(text: string | null | undefined): boolean {
+  return [...(text ?? '').matchAll(FOLLOWED_BY)].length > 0;
+}
+
 /**
  * The identifiers of one FDA text field, with "may be followed by" lots as prefix rules. Without
- * such words, exactly the shared rules' answer. With them, the words are removed and the field is
- * read again; its lots become prefix rules (`STEM*`, confidence `inferred`): the lots marked with
- * a `*` when any is, else every lot printed before the words. A stem too short for a rule (under 5
- * characters or no digit) stays the lot it was.
+ * such words (in the field, or after it: `footnoteAfter`, for `code_info` when `more_code_info`,
+ * its continuation, holds them), exactly the shared rules' answer. With them, the words are removed
+ * and the field is read again; its lots become prefix rules (`STEM*`, confidence `inferred`): the
+ * lots marked with a `*` when any is, else every lot printed before the words. A stem too short for
+ * a rule (under 5 characters or no digit) stays the lot it was.
  */
-export function fieldIdentifiers(text: string): Identifier[] {
+export function fieldIdentifiers(text: string, opts: { footnoteAfter?: boolean } = {}): Identifier[] {
   const matches = [...text.matchAll(FOLLOWED_BY)];
   const lots = dateCodeLots(text);
-  if (matches.length === 0) return withDateCodeLots(extractLabelledIdentifiers(text), lots);
+  if (matches.length === 0 && opts.footnoteAfter !== true)
+    return withDateCodeLots(extractLabelledIdentifiers(text), lots);
 
   const marked = new Set<string>();
+  const unmarked = (t: string) =>
+    t.replace(MARKED, (_all, stem: string) => {
+      marked.add(stem.toUpperCase());
+      return stem;
+    });
   let end = 0;
-  let cleaned = '';
+  let head = '';
   for (const m of matches) {
-    cleaned += text.slice(end, m.index);
+    head += text.slice(end, m.index);
     end = m.index! + m[0].length;
   }
-  const before = cleaned.length;
-  cleaned = (cleaned + ' ' + text.slice(end)).replace(MARKED, (_all, stem: string) => {
-    marked.add(stem.toUpperCase());
-    return stem;
-  });
+  head = unmarked(head + (matches.length === 0 ? text : ''));
+  const cleaned = matches.length === 0 ? head : `${head} ${unmarked(text.slice(end))}`;
   const found = extractLabelledIdentifiers(cleaned);
   return withDateCodeLots(
     found.map((id) => {
       if (id.kind !== 'lot' && id.kind !== 'batch') return id;
       const at = cleaned.indexOf(id.value);
-      const applies = marked.size > 0 ? marked.has(id.value.toUpperCase()) : at !== -1 && at < before;
+      const applies = marked.size > 0 ? marked.has(id.value.toUpperCase()) : at !== -1 && at < head.length;
       if (!applies) return id;
       const rule = prefixRule(id.value);
       return rule === undefined

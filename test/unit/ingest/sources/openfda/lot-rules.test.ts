@@ -73,6 +73,24 @@ test('the footnote reaches the draft of a drug record, as a lot prefix rule', ()
   for (const l of lots) assert.ok(storageKeys('lot', l.normalized).matchKey.startsWith('lot*'));
 });
 
+test('a footnote in more_code_info, the continuation of code_info, covers the lots of code_info', () => {
+  const draft = normaliseOpenFdaRecord(
+    {
+      recall_number: 'D-9997-2099',
+      product_type: 'Drugs',
+      product_description: 'TEST DATA Fictional Capsules, 20 mg, 30-count bottles, Rx only',
+      code_info: 'Lot numbers: 7310045, 7310046, 7310047, Exp 12/2099',
+      more_code_info: 'Lot numbers may be followed by a two-digit suffix 01 through 99.',
+    },
+    'drug',
+  );
+  assert.deepEqual(show(draft.identifiers.filter((i) => i.kind === 'lot')), [
+    prefix('7310045'),
+    prefix('7310046'),
+    prefix('7310047'),
+  ]);
+});
+
 test('device lot lists of a date-like part and a short code give one lot per item, when labelled lots', () => {
   assert.deepEqual(show(dateCodeLots('Lot Numbers: 2019/04 KT, 2019/05 KT and 2020/11 AB. Exp 2021/04')), [
     lot('2019/04 KT'),
