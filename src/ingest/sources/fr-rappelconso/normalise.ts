@@ -5,10 +5,10 @@ import { maskEmails } from '../../../domain/personal-data.ts';
 import type { Identifier, RecallDraft } from '../../../domain/recall.ts';
 import { classifyRemedy } from '../../../domain/remedy-rules.ts';
 import type { HazardCategory, Remedy } from '../../../domain/taxonomy.ts';
-import { codeFieldIdentifiers } from '../../extract/field-codes.ts';
-import { mergeIdentifiers } from '../../extract/labelled-identifiers.ts';
+import { exactIdentifiers } from '../../extract/field-codes.ts';
+import { extractLabelledIdentifiers, mergeIdentifiers } from '../../extract/labelled-identifiers.ts';
 import { clipAtWord } from '../../extract/titles.ts';
-import { identificationIdentifiers } from './identification.ts';
+import { holdsDate, identificationIdentifiers, isDateOrDateRange } from './identification.ts';
 import type { RappelConsoRecord } from './schema.ts';
 
 const TITLE_MAX = 120;
@@ -167,10 +167,70 @@ function title(brand: string | null, label: string | null): string | null {
 const REFERENCE_LABEL = /^r[ée]f(?:[ée]rence)?s?\.?\s*(?::\s*)?(?=\S*\d)/i;
 
 /**
- * Models from `modeles_ou_references` (`¤` separates items) by the shared code-field rules, a
- * leading French reference label removed. An `exact` model is one token (`znf001`, `2687023`):
- * the field mostly holds product names, and a name with a pack size (`haricots rouge 265g`,
- * `x6 330g`) passes the code-field shape.
+ * A label inside an item, then `:` and the references (`sd500e code model: 5177606 / 5244742`,
+ * `référence paris store : 050280`): the words before the label stay a candidate of their own.
+ */
+const INNER_LABEL =
+  /^(.*?)\s*\b(?:code\s+)?(?:mod[eè]les?|models?|r[ée]f[ée]rences?|r[ée]fs?|codes?\s+articles?)\b[^:]{0,30}:\s*(.+)$/i;
+
+/** A reference label and one code closing an item, no `:` (`… partner référence 023-391`). */
+const TRAILING_REFERENCE = /^(.*?)\s+r[ée]f(?:[ée]rence)?s?\.?\s+(\S*\d\S*)$/i;
+
+/** Separators of references after an inner label: `/`, `,`, `;`, ` et `, ` ou `. */
+const REFERENCE_SEPARATORS = /\s*[/,;]\s*|\s+(?:et|ou)\s+/i;
+
+/** Longest reference, in characters, and most words. */
+export const MAX_REFERENCE_LENGTH = 40;
+export const MAX_REFERENCE_WORDS = 3;
+
+/** A number with a unit or a pack count (`265g`, `3.4kg`, `169 g`, `800 w`, `x6`, `6x`, `4%`). */
+const QUANTITY_WORD = /^(?:\d+(?:[.,]\d+)?(?:g|gr|kg|mg|l|cl|ml|w|kw|v|mm|cm|m|%)|x\d+|\d+x)$/i;
+const QUANTITY_PHRASE = /\d(?:[.,]\d+)?\s(?:g|gr|kg|mg|l|cl|ml|w|kw|v|mm|cm|%)(?:\s|$)/i;
+/** An EU health or identification mark (`fr 44.138.002 ce`, `fr24551002ce`): an establishment. */
+const HEALTH_MARK = /^[a-z]{2}\s?\d{2,3}[.\s]?\d{3}[.\s]?\d{3}\s?(?:ce|ec|eg|ue|eu)?$/i;
+/** A lot label opening an item (`lot n° 312`, `n° lot ab94859`): a lot, not a model. */
+const LOT_ITEM = /^(?:n[°o]\s*)?lots?\b/i;
+
+/**
+ * Whether an item of `modeles_ou_references` is a reference (a model or article code), not a
+ * product description or a sentence: at most {@link MAX_REFERENCE_LENGTH} characters and
+ * {@link MAX_REFERENCE_WORDS} words; only ASCII letters, digits and `- / . _ + #` (no accented
+ * word, no `:` or `,` of a sentence, no full stop ending it); a digit in it, or one token
+ * joining letter groups with `-`, `/` or `.` (`abc-xl`); no quantity (`265g`, `x6`), date, lot
+ * label or health mark.
+ */
+export function isReference(item: string): boolean {
+  const v = item.replace(/\s+/g, ' ').trim();
+  const words = v.split(' ');
+  return (
+    v.length >= 2 &&
+    v.length <= MAX_REFERENCE_LENGTH &&
+    words.length <= MAX_REFERENCE_WORDS &&
+    /^[a-z0-9][a-z0-9 ./_+#-]*$/i.test(v) &&
+    !/[.]$/.test(v) &&
+    (/\d/.test(v) || (words.length === 1 && /^[a-z]+(?:[-/.][a-z0-9]+)+$/i.test(v))) &&
+    !words.some((w) => QUANTITY_WORD.test(w)) &&
+    !QUANTITY_PHRASE.test(v) &&
+    !holdsDate(v) &&
+    !isDateOrDateRange(v) &&
+    !LOT_ITEM.test(v) &&
+    !HEALTH_MARK.test(v)
+  );
+}
+
+/** The candidate references of one item: the item, or the words before an inner label and the list after it. */
+function candidates(item: string): string[] {
+  const m = INNER_LABEL.exec(item) ?? TRAILING_REFERENCE.exec(item);
+  if (m === null) return [item];
+  return [m[1]!, ...m[2]!.split(REFERENCE_SEPARATORS)].map((s) => s.trim()).filter((s) => s !== '');
+}
+
+/**
+ * Models from `modeles_ou_references` (`¤` separates items), a leading French reference label
+ * removed. `values` (the draft's `product.models`) keeps only references ({@link isReference}):
+ * product names, descriptions and vehicle sentences with VIN ranges are left out. A one-token
+ * reference is an `exact` model (`znf001`, `2687023`); items that are no reference are still read
+ * as prose by the shared labelled-identifier rules.
  */
 export function modelIdentifiers(value: string | null | undefined): {
   identifiers: Identifier[];
@@ -178,14 +238,22 @@ export function modelIdentifiers(value: string | null | undefined): {
 } {
   const items = (value ?? '')
     .split('¤')
-    .map((s) => s.trim().replace(REFERENCE_LABEL, ''))
+    .map((s) => s.replace(/\s+/g, ' ').trim().replace(REFERENCE_LABEL, ''))
     .filter((s) => s !== '' && !/^non concern[ée]$/i.test(s));
-  if (items.length === 0) return { identifiers: [], values: [] };
-  const { identifiers, values } = codeFieldIdentifiers(items.join('\n'), 'model');
-  return {
-    identifiers: identifiers.filter((i) => i.confidence !== 'exact' || !/\s/.test(i.value.trim())),
-    values,
-  };
+  const references: string[] = [];
+  const prose: string[] = [];
+  for (const item of items) {
+    const found = candidates(item).filter(isReference);
+    references.push(...found);
+    if (found.length === 0) prose.push(item);
+  }
+  const values = [...new Set(references)];
+  const exact = exactIdentifiers(
+    'model',
+    values.filter((v) => !/\s/.test(v)),
+  );
+  const inText = prose.length === 0 ? [] : extractLabelledIdentifiers(prose.join('\n'), { kinds: ['model'] });
+  return { identifiers: mergeIdentifiers(exact, inText), values };
 }
 
 function summary(r: RappelConsoRecord, reference: string | null): string | null {

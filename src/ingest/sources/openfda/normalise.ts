@@ -4,8 +4,9 @@ import { classifyHazard } from '../../../domain/hazard-rules.ts';
 import type { Identifier, RecallDraft } from '../../../domain/recall.ts';
 import type { Severity } from '../../../domain/taxonomy.ts';
 import { exactIdentifiers } from '../../extract/field-codes.ts';
-import { extractLabelledIdentifiers, mergeIdentifiers } from '../../extract/labelled-identifiers.ts';
+import { mergeIdentifiers } from '../../extract/labelled-identifiers.ts';
 import { clipAtWord } from '../../extract/titles.ts';
+import { fieldIdentifiers, saysFollowedBy } from './lot-rules.ts';
 import type { OpenFdaRecord } from './schema.ts';
 
 /** The three openFDA enforcement endpoints (`/food/enforcement.json` …). */
@@ -108,9 +109,11 @@ export function normaliseOpenFdaRecord(record: OpenFdaRecord, productPath: OpenF
     ...new Set((record.openfda?.brand_name ?? []).map((b) => b.trim()).filter((b) => b !== '')),
   ];
   // Codes from these fields only: those the reason names belong to the recall event's other products.
-  const prose = [record.product_description, record.code_info, record.more_code_info]
-    .filter((t): t is string => typeof t === 'string' && t !== '')
-    .map((t) => extractLabelledIdentifiers(t));
+  // `more_code_info` continues `code_info`: a "may be followed by" there covers the lots before it.
+  const footnoteAfter = saysFollowedBy(record.more_code_info) && !saysFollowedBy(record.code_info);
+  const prose = [record.product_description, record.code_info, record.more_code_info].map((t, i) =>
+    typeof t === 'string' && t !== '' ? fieldIdentifiers(t, { footnoteAfter: i === 1 && footnoteAfter }) : [],
+  );
 
   return {
     recordId: record.recall_number,

@@ -18,10 +18,13 @@ import {
 import {
   identificationGroups,
   identificationIdentifiers,
+  isDateOrDateRange,
+  listedLots,
   partShape,
 } from '../../../../src/ingest/sources/fr-rappelconso/identification.ts';
 import { frRappelConso } from '../../../../src/ingest/sources/fr-rappelconso/index.ts';
 import {
+  isReference,
   modelIdentifiers,
   rappelConsoDate,
   rappelConsoHazard,
@@ -30,6 +33,7 @@ import {
 } from '../../../../src/ingest/sources/fr-rappelconso/normalise.ts';
 import { scriptedAgency } from '../../../support/scripted-agency.ts';
 import { assertSetAside, type BadRecord } from '../../../support/set-aside.ts';
+import { requireShared, sharedPath } from '../../../support/shared.ts';
 
 const FIXTURE = readFileSync(new URL('../../../fixtures/fr-rappelconso/records-0001.json', import.meta.url));
 
@@ -56,7 +60,7 @@ const EXPECTED: RecallDraft[] = [
     product: {
       category: 'alimentation',
       brands: ['charcuterie fictive (fictional)'],
-      models: ['rillettes fictives 200g'],
+      models: [], // a product name with a pack size is no reference
     },
     severity: 'unknown',
     source_classification: VOLUNTARY,
@@ -85,7 +89,7 @@ const EXPECTED: RecallDraft[] = [
       category: 'microbial_contamination',
       text: 'salmonella spp (agent responsable de la salmonellose)',
     },
-    product: { category: 'alimentation', brands: [], models: ["croissant fictif à l'unité ou par deux"] },
+    product: { category: 'alimentation', brands: [], models: [] },
     severity: 'unknown',
     source_classification: VOLUNTARY,
     remedy: 'replace',
@@ -128,7 +132,7 @@ const EXPECTED: RecallDraft[] = [
       'Conduites à tenir : ne plus consommer, rapporter le produit au point de vente\n' +
       'Compensation : remboursement',
     hazard: { category: 'mislabelling', text: "anomalie d'étiquetage" },
-    product: { category: 'alimentation', brands: ['ferme fictive (fictional)'], models: ['lait cru'] },
+    product: { category: 'alimentation', brands: ['ferme fictive (fictional)'], models: [] },
     severity: 'unknown',
     source_classification: VOLUNTARY,
     remedy: 'refund',
@@ -152,7 +156,7 @@ const EXPECTED: RecallDraft[] = [
     product: {
       category: 'alimentation',
       brands: ['conserverie fictive (fictional)'],
-      models: ['pâté fictif 180g'],
+      models: [],
     },
     severity: 'unknown',
     source_classification: VOLUNTARY,
@@ -177,7 +181,7 @@ const EXPECTED: RecallDraft[] = [
     product: {
       category: 'sports-loisirs',
       brands: ['sports fictifs (fictional)'],
-      models: ['x6 330g', '4243'],
+      models: ['4243'],
     },
     severity: 'unknown',
     source_classification: VOLUNTARY,
@@ -204,7 +208,7 @@ const EXPECTED: RecallDraft[] = [
     product: {
       category: 'automobiles et moyens de déplacement',
       brands: ['constructeur fictif (fictional)'],
-      models: ['voiture fictive voiture de tourisme. niv : vf1aaaaaa00000001 - vf1aaaaaa00000099.'],
+      models: [], // a sentence with a VIN range
     },
     severity: 'unknown',
     source_classification: null,
@@ -338,6 +342,130 @@ test('models are one-token codes of modeles_ou_references, French reference labe
     modelIdentifiers('t-roc voiture de tourisme. niv : vf1aaaaaa00000001 - vf1aaaaaa00000099.').identifiers,
     [],
   );
+});
+
+test('a date or a range of dates is never a barcode nor a lot, whatever its check digit', () => {
+  // Synthetic production periods whose digits alone would read as a trade item's GTIN.
+  const passing: string[] = [];
+  for (let day = 1; day <= 28; day++) {
+    const range = `${day}.3.2016 - 4.9.2019`;
+    if (partShape(range.replace(/\D/g, '')).shape === 'gtin') passing.push(range);
+  }
+  assert.ok(passing.length > 0, 'some synthetic date range passes the check digit once glued');
+  for (const range of passing) {
+    for (const printed of [range, range.replace(' - ', '-'), range.replace(/\./g, '-')]) {
+      assert.ok(isDateOrDateRange(printed), printed);
+      assert.deepEqual(partShape(printed), { shape: 'none' }, printed);
+      assert.deepEqual(identificationIdentifiers([printed]), [], printed);
+      assert.deepEqual(identificationIdentifiers(['9520000000011', printed]), [
+        gtin('9520000000011', '09520000000011'),
+      ]);
+    }
+  }
+  for (const printed of [
+    '01/02/2024',
+    '01/02/2024 - 03/04/2025',
+    '1.06.2023 – 13.01.2026',
+    '2016-03-12 au 2019-09-04',
+    '12-03-16 - 04-09-19',
+  ]) {
+    assert.ok(isDateOrDateRange(printed), printed);
+    assert.equal(partShape(printed).shape, 'none', printed);
+  }
+  // Not dates: a month 13 and a day 0 with both orders impossible, a GTIN printed in groups.
+  for (const printed of ['13.13.2016 - 4.9.2019', '3 760324 843376', '9520.000000.011'])
+    assert.ok(!isDateOrDateRange(printed), printed);
+});
+
+test('lots separated by spaces are lots of their own when every group is a lot of one pattern', () => {
+  assert.deepEqual(
+    identificationIdentifiers(['9520000000011', '918220041 918220077', 'date', '2099-01-01']),
+    [gtin('9520000000011', '09520000000011'), lot('918220041', '918220041'), lot('918220077', '918220077')],
+  );
+  assert.deepEqual(partShape('lot 918220041 918220077 918220099 918220100'), {
+    shape: 'lots',
+    values: ['918220041', '918220077', '918220099', '918220100'],
+  });
+  assert.deepEqual(listedLots('abcd958 abcd959'), ['abcd958', 'abcd959']);
+  // Listed with commas, semicolons or "et": each item a lot.
+  assert.deepEqual(listedLots('7001, 7002; 7003 et 7004'), ['7001', '7002', '7003', '7004']);
+  // One lot printed with inner spaces: short groups, or groups of other patterns, stay together.
+  for (const one of ['7001 l:ab1 001', '123456 1234', 'ab1234 567890', '2931 l:k2c091']) {
+    assert.equal(listedLots(one), undefined, one);
+    assert.deepEqual(partShape(one), { shape: 'lot', value: one }, one);
+  }
+  // A list with an item that is no lot is no list.
+  assert.equal(listedLots('7001, tous les lots'), undefined);
+  // Barcodes listed in one part are read one by one: never lots, never glued.
+  assert.deepEqual(identificationIdentifiers(['9520000000011 9520000000028', '7001']), [
+    gtin('9520000000011', '09520000000011'),
+    gtin('9520000000028', '09520000000028'),
+    lot('7001', '7001'),
+  ]);
+  assert.deepEqual(identificationIdentifiers(['9520000000011, 9520000000012']), [
+    gtin('9520000000011', '09520000000011'),
+  ]);
+});
+
+test('product.models holds references, never descriptions or sentences', () => {
+  for (const ref of ['znf001', '2687023', 'kx-200a/bk', 'abc-xl', 'sd500e', '181', 'ab 1234'])
+    assert.ok(isReference(ref), ref);
+  for (const text of [
+    'rillettes fictives 200g',
+    'x6 330g',
+    'lait cru',
+    'pâté fictif 180g',
+    'voiture fictive voiture de tourisme. niv : vf1aaaaaa00000001 - vf1aaaaaa00000099.',
+    'modèle fictif 3 niveaux, 800 w',
+    'gamme 2000 pour la maison',
+    'lot n° 4321',
+    'fr 99.999.001 ce',
+    'fr99999001ce',
+    '01.02.2024 - 03.04.2025',
+    'v12.',
+  ])
+    assert.ok(!isReference(text), text);
+  assert.deepEqual(
+    modelIdentifiers(
+      'chaussure fictive taille 40¤voiture fictive de tourisme. niv : vf1aaaaaa00000001 - vf1aaaaaa00000099.',
+    ),
+    { identifiers: [], values: [] },
+  );
+  // References after a label inside an item; the words before it count when they are one.
+  const labelled = modelIdentifiers('zx900f code modèle : 4400101 / 4400102¤jouet fictif référence 77-410');
+  assert.deepEqual(labelled.values, ['zx900f', '4400101', '4400102', '77-410']);
+  assert.deepEqual(
+    labelled.identifiers.map((i) => [i.normalized, i.confidence]),
+    [
+      ['4400101', 'exact'],
+      ['4400102', 'exact'],
+      ['77410', 'exact'],
+      ['ZX900F', 'exact'],
+    ],
+  );
+});
+
+test('the real notices (../shared): models are references, and no date gives an identifier', (t) => {
+  const name = 'upstream-samples/fr-rappelconso/records-offset-0000.json';
+  const path = sharedPath('upstream-samples', 'fr-rappelconso', 'records-offset-0000.json');
+  if (!requireShared(t, path, name)) return;
+  const body = readFileSync(path);
+  const { drafts, setAside } = frRappelConso.parse({ name: 'records-offset-0000.json', body });
+  assert.deepEqual(setAside, []);
+  // Read here on their own terms, not by the adapter's code: a date is digits with `.`, `/` or `-`.
+  const date = /^(?:\d{1,2}[./-]\d{1,2}[./-]\d{2,4}|\d{4}-\d{1,2}-\d{1,2})$/;
+  const isDates = (v: string) => v.split(/\s+[-\u2013]\s+|\s*\u2013\s*/).every((p) => date.test(p.trim()));
+  let withModels = 0;
+  for (const d of drafts) {
+    for (const id of d.identifiers) assert.ok(!isDates(id.value), `${d.recordId}: ${id.kind} ${id.value}`);
+    for (const m of d.product.models) {
+      assert.ok(m.length <= 40 && m.split(/\s+/).length <= 3, `${d.recordId}: model "${m}"`);
+      assert.ok(/\d/.test(m) || !/\s/.test(m), `${d.recordId}: model "${m}"`);
+      assert.doesNotMatch(m, /[:,]|\.$|\b(?:vin|niv)\b/, `${d.recordId}: model "${m}"`);
+    }
+    if (d.product.models.length > 0) withModels++;
+  }
+  assert.ok(withModels > 0 && withModels < drafts.length / 4, `${withModels} notices with models`);
 });
 
 // --- hazard, remedy, dates ---------------------------------------------------------------------
