@@ -218,8 +218,12 @@ export function isReference(item: string): boolean {
   );
 }
 
+/** Longest item searched for an inner label: a labelled list of references is short, and the patterns stay cheap. */
+const MAX_LABELLED_ITEM = 200;
+
 /** The candidate references of one item: the item, or the words before an inner label and the list after it. */
 function candidates(item: string): string[] {
+  if (item.length > MAX_LABELLED_ITEM) return [item];
   const m = INNER_LABEL.exec(item) ?? TRAILING_REFERENCE.exec(item);
   if (m === null) return [item];
   return [m[1]!, ...m[2]!.split(REFERENCE_SEPARATORS)].map((s) => s.trim()).filter((s) => s !== '');

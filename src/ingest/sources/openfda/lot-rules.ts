@@ -13,23 +13,25 @@ import type { Identifier } from '../../../domain/recall.ts';
 import { extractLabelledIdentifiers } from '../../extract/labelled-identifiers.ts';
 
 /** A suffix's span: `01-99`, `01–99`, `-01 through -99`, `01 to 99`. */
-const SUFFIX_SPAN = String.raw`-?\d{1,3}\s*(?:[-\u2010-\u2015]|to|through|thru)\s*-?\d{1,3}`;
+const SUFFIX_SPAN = String.raw`-?\d{1,3}\s{0,3}(?:[-\u2010-\u2015]|to|through|thru)\s{0,3}-?\d{1,3}`;
 
 /**
  * The words saying a printed lot is only the beginning of the lots it names, up to the clause's end:
  * "may be followed by …", "(can be) followed by a two-digit suffix", "with a suffix -01 to -99",
  * or a bare suffix span after a lot's first suffix ("1234567-01 through -99"). The subject before
  * them ("*Lot numbers", "each lot", "which") goes with them, and what follows up to the clause's
- * end (`.`, `,`, `;`, `)`, a line break); a parenthesis around them too.
+ * end (`.`, `,`, `;`, `)`, a line break); a parenthesis around them too. Every repetition is bounded
+ * (a few spaces between words, four subject words, 300 characters of clause), so the pattern, tried at
+ * every position, costs time in proportion to the text's length whatever runs of spaces or words it holds.
  */
 const FOLLOWED_BY = new RegExp(
-  String.raw`\(?\s*(?:\*+\s*)?(?:(?:the|each|all|these|any|above|listed|which|that|and)\s+)*` +
-    String.raw`(?:(?:lot|batch|serial)s?\s*(?:numbers?|nos?\.?|codes?|#)?\s*)?` +
-    String.raw`(?:(?:may|can|could|will|might)\s+(?:also\s+)?(?:be\s+)?(?:followed|succeeded|appended)\s+(?:by|with)` +
-    String.raw`|followed\s+by\s+(?:an?\s+|any\s+)?(?:one|two|three|1|2|3)[-\s]digit` +
-    String.raw`|with\s+(?:an?\s+|any\s+)?(?:(?:one|two|three|1|2|3)[-\s]digit\s+)?suffix(?:es)?\s+${SUFFIX_SPAN}` +
-    String.raw`|(?<=\d)-\d{1,3}\s+(?:to|through|thru)\s+-\d{1,3}(?![\d]))` +
-    String.raw`[^.,;)\n]*\)?`,
+  String.raw`\(?\s{0,3}(?:\*{1,3}\s{0,3})?(?:(?:the|each|all|these|any|above|listed|which|that|and)\s{1,3}){0,4}` +
+    String.raw`(?:(?:lot|batch|serial)s?\s{0,3}(?:numbers?|nos?\.?|codes?|#)?\s{0,3})?` +
+    String.raw`(?:(?:may|can|could|will|might)\s{1,3}(?:also\s{1,3})?(?:be\s{1,3})?(?:followed|succeeded|appended)\s{1,3}(?:by|with)` +
+    String.raw`|followed\s{1,3}by\s{1,3}(?:an?\s{1,3}|any\s{1,3})?(?:one|two|three|1|2|3)[-\s]digit` +
+    String.raw`|with\s{1,3}(?:an?\s{1,3}|any\s{1,3})?(?:(?:one|two|three|1|2|3)[-\s]digit\s{1,3})?suffix(?:es)?\s{1,3}${SUFFIX_SPAN}` +
+    String.raw`|(?<=\d)-\d{1,3}\s{1,3}(?:to|through|thru)\s{1,3}-\d{1,3}(?![\d]))` +
+    String.raw`[^.,;)\n]{0,300}\)?`,
   'gi',
 );
 
@@ -86,11 +88,11 @@ export function fieldIdentifiers(text: string, opts: { footnoteAfter?: boolean }
 }
 
 /** A lot label, then the list: `Lot Numbers:`, `Lots`, `Lot #`, `Lot Codes:`, `Batch No.`. */
-const LOT_LIST_LABEL = /\b(?:lot|batch)s?\s*(?:numbers?|nos?\.?|codes?|#)?\s*[:#]?\s*/gi;
+const LOT_LIST_LABEL = /\b(?:lot|batch)s?\s{0,3}(?:numbers?|nos?\.?|codes?|#)?\s{0,3}[:#]?\s{0,3}/gi;
 /** A date-like part (`2019/04`, `04/2019`, `2019-04`) and a short upper-case code glued by one space. */
 const DATE_CODE_ITEM = String.raw`(?:(?:19|20)\d{2}[/.-]\d{1,2}|\d{1,2}[/.-](?:19|20)\d{2})\s[A-Z]{1,3}\d{0,2}(?![A-Za-z0-9/])`;
 const DATE_CODE_LIST = new RegExp(
-  String.raw`^(${DATE_CODE_ITEM}(?:\s*(?:[,;&]|\band\b)\s*${DATE_CODE_ITEM})*)`,
+  String.raw`^(${DATE_CODE_ITEM}(?:\s{0,3}(?:[,;&]|\band\b)\s{0,3}${DATE_CODE_ITEM})*)`,
 );
 
 /**

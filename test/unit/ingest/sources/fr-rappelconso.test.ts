@@ -824,3 +824,11 @@ test('describes the feed: meta, licence and attribution', () => {
   assert.equal(frRappelConso.acceptsFile('notes.txt'), false);
   assert.equal(frRappelConso.acceptsFile('records-offset-0000.json'), true);
 });
+
+test('a models item of 1 MB is read in time proportional to its length, and gives no reference', () => {
+  for (const item of [
+    `produit réf ${'1'.repeat(1 << 20)} x`,
+    `${'a '.repeat(1 << 19)}code model: 5177606`,
+  ])
+    assert.deepEqual(modelIdentifiers(item).values, []);
+});

@@ -141,3 +141,18 @@ test('a GS1 (01) string printed with spaces gives its GTIN on the FDA path', () 
   assert.equal(gs1[0]!.confidence, 'extracted');
   assert.ok(draft.identifiers.some((i) => i.kind === 'lot' && i.normalized === '9X1001'));
 });
+
+test('a field of 1 MB of spaces, subject words or list items is read in time proportional to its length', () => {
+  // Runs a pattern tried at every position could backtrack over: each finishes, and finds nothing or the list.
+  for (const text of [
+    `Lot ${' '.repeat(1 << 20)}x`,
+    `${'the '.repeat(1 << 18)}lot`,
+    `${'lot may '.repeat(1 << 17)}`,
+  ])
+    assert.deepEqual(
+      fieldIdentifiers(text).filter((id) => id.normalized.endsWith('*')),
+      [],
+    );
+  const items = 'Lot Numbers: ' + '2019/04 KT, '.repeat(1 << 16);
+  assert.equal(new Set(fieldIdentifiers(items).map((id) => id.normalized)).size, 1);
+});
