@@ -86,14 +86,18 @@ export async function serveApi(rt: Runtime): Promise<string> {
           // In a child process, so that parsing and the write transaction never stall requests.
           run: () =>
             new Promise<boolean>((resolve) => {
+              // Its log (stderr) is relayed; its stdout, a summary line per source that says again what the
+              // log says, is not, so each outcome is logged once.
               const child = spawn(process.execPath, [BIN, 'ingest'], {
-                stdio: ['ignore', 'pipe', 'pipe'],
+                stdio: ['ignore', 'ignore', 'pipe'],
                 env: process.env,
               });
               ingest = child;
-              const mark = { child: 'ingest', childPid: child.pid };
-              relayChildOutput(rt.logger, child.stdout, { ...mark, stream: 'stdout' });
-              relayChildOutput(rt.logger, child.stderr, { ...mark, stream: 'stderr' });
+              relayChildOutput(rt.logger, child.stderr, {
+                child: 'ingest',
+                childPid: child.pid,
+                stream: 'stderr',
+              });
               child.on('close', (code) => {
                 rt.logger.info({ code }, 'scheduled ingest finished');
                 // 75: another node's run holds the lease, and that run is the day's.

@@ -523,6 +523,46 @@ describe('recalls ingest from the agency (a local stand-in)', () => {
 });
 
 describe('recalls serve', () => {
+  test("the daily ingest's failure of a source is logged once, by the child's log line", async () => {
+    const tmp = await tempEnv();
+    const agency = createServer((socket) =>
+      socket.end('HTTP/1.1 503 Service Unavailable\r\nContent-Length: 0\r\n\r\n'),
+    );
+    await new Promise<void>((resolve) => agency.listen(0, '127.0.0.1', resolve));
+    const { port } = agency.address() as AddressInfo;
+    try {
+      const serve = startCli(['serve'], {
+        ...tmp.env,
+        PORT: '0',
+        LOG_LEVEL: 'info',
+        RECALLS_INGEST_SCHEDULE: 'daily',
+        RECALLS_INGEST_HOUR_UTC: '0',
+        RECALLS_UPSTREAM_RETRIES: '0',
+        RECALLS_SOURCE_US_FDA_FOOD_URL: `http://127.0.0.1:${port}/food/enforcement.json`,
+      });
+      try {
+        await listeningUrl(serve);
+        await until(
+          () => serve.output().includes('scheduled ingest finished'),
+          () => `the scheduled ingest to finish; output: ${serve.output().slice(-2000)}`,
+          { timeoutMs: 120_000 },
+        );
+        const about = serve
+          .output()
+          .split('\n')
+          .filter((l) => l.includes('us-fda-food') && /fail/i.test(l));
+        assert.equal(about.length, 1, about.join('\n'));
+        assert.match(about[0]!, /"msg":"source failed"/);
+      } finally {
+        serve.child.kill('SIGTERM');
+        await serve.done;
+      }
+    } finally {
+      agency.close();
+      await tmp.cleanup();
+    }
+  });
+
   test('SIGTERM stops the running ingest child too: no process remains (issue 37)', async () => {
     const tmp = await tempEnv();
     // An agency that takes the connection and never answers: the daily ingest child waits on it.
