@@ -5,7 +5,8 @@
 import { readFileSync, statSync } from 'node:fs';
 import { Argument, Command, InvalidArgumentError, Option } from 'commander';
 import cliProgress from 'cli-progress';
-import { PLAN_IDS, ConfigError } from '../config.ts';
+import { PLAN_IDS, ConfigError, type PlanId } from '../config.ts';
+import { METERS, usageMonth, type Meter } from '../domain/meters.ts';
 import { runIngest, type ProgressEvent } from '../ingest/pipeline.ts';
 import { SOURCE_IDS } from '../ingest/registry.ts';
 import { BACKUP_HELP, runBackupCommand } from './backup.ts';
@@ -27,6 +28,13 @@ function sourceId(value: string, previous: string[] = []): string[] {
   if (!SOURCE_IDS.includes(value))
     throw new InvalidArgumentError(`unknown source; known: ${SOURCE_IDS.join(', ')}`);
   return [...previous, value];
+}
+
+/** `--month`: a month as usage counts it, `YYYY-MM`. */
+function usageMonthOption(value: string): string {
+  if (!/^\d{4}-(?:0[1-9]|1[0-2])$/.test(value))
+    throw new InvalidArgumentError('a month is YYYY-MM, e.g. 2026-11');
+  return value;
 }
 
 /** `--from`: a folder that exists (a missing one would be an ingest of nothing, exiting 0). */
@@ -218,6 +226,34 @@ export async function main(argv: string[]): Promise<void> {
           return;
         }
         process.stdout.write(`${moved.id} is on plan ${moved.plan}\n`);
+      } finally {
+        await rt.store.close();
+      }
+    });
+  keys
+    .command('usage')
+    .description("A key's use of a month (this one by default) against its plan's limits")
+    .argument('<idOrKey>', 'the key id or the key')
+    .option('--month <month>', 'the month, YYYY-MM (UTC)', usageMonthOption)
+    .action(async (idOrKey: string, options: { month?: string }) => {
+      const rt = await openRuntime();
+      try {
+        const key = await rt.store.keys.named(idOrKey);
+        if (key === undefined) {
+          process.stderr.write('no such key\n');
+          process.exitCode = 1;
+          return;
+        }
+        const month = options.month ?? usageMonth(new Date());
+        const standing = await rt.store.usage.standing(key.id, month);
+        const limits = (PLAN_IDS as readonly string[]).includes(key.plan)
+          ? rt.config.plans[key.plan as PlanId].perMonth
+          : undefined;
+        const of = (m: Meter) =>
+          `${standing.used[m]} ${limits?.[m] == null ? '(no limit)' : `of ${limits[m]}`} ${m}`;
+        process.stdout.write(
+          `${key.id} (plan ${key.plan}) in ${month}: ${METERS.map(of).join(', ')}; ${standing.leasedRequests} requests leased by serving nodes\n`,
+        );
       } finally {
         await rt.store.close();
       }

@@ -111,7 +111,7 @@ export class KeysStore {
   }
 
   /** A key named by its id or by the key itself. */
-  private async named(idOrKey: string): Promise<ApiKeyRecord | undefined> {
+  async named(idOrKey: string): Promise<ApiKeyRecord | undefined> {
     return looksLikeApiKey(idOrKey)
       ? this.findByKey(idOrKey)
       : this.db.selectFrom('api_keys').select(KEY_COLUMNS).where('id', '=', idOrKey).executeTakeFirst();

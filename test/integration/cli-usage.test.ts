@@ -11,6 +11,7 @@ import { after, before, describe, test } from 'node:test';
 import { listeningUrl, ROOT, startCli, type CliResult } from '../support/cli.ts';
 import { SQLite } from '../../src/store/engines/sqlite-driver.ts';
 import { createTestDatabase, TEST_ENGINE, type TestDatabase } from '../support/database.ts';
+import { openStore } from '../../src/store/database.ts';
 
 let dir: string;
 let db: TestDatabase;
@@ -150,6 +151,28 @@ describe('a reader that closes stdout early (recalls keys list | head -1)', () =
 describe('the database a command opened', () => {
   /** What the command should name: the SQLite file's absolute path, or the URL (no password in tests). */
   const named = () => (TEST_ENGINE === 'sqlite' ? resolve(db.url) : db.url);
+
+  test("keys usage prints a key's month against its plan's limits", async () => {
+    const created = await run(['keys', 'create', '--plan', 'starter', '--name', 'usage']);
+    assert.equal(created.code, 0, created.stderr);
+    const id = /key_\w+/.exec(created.stdout)![0];
+    const store = await openStore(db.database);
+    try {
+      await store.usage.settleRequests(id, '2026-10', 12, 0);
+    } finally {
+      await store.close();
+    }
+    const october = await run(['keys', 'usage', id, '--month', '2026-10']);
+    assert.equal(october.code, 0, october.stderr);
+    assert.match(
+      october.stdout,
+      new RegExp(
+        `^${id} \\(plan starter\\) in 2026-10: 12 of \\d+ requests, 0 of \\d+ identifiers; 0 requests leased by serving nodes\n$`,
+      ),
+    );
+    assert.equal((await run(['keys', 'usage', 'key_nosuch'])).code, 1);
+    assert.equal((await run(['keys', 'usage', id, '--month', '2026-13'])).code, 2);
+  });
 
   test('is named on stderr by every command that opens it, and stdout is only the answer', async () => {
     const mirror = join(dir, 'mirror');
