@@ -961,7 +961,7 @@ export interface operations {
         kind: 'gtin' | 'upc' | 'ean' | 'vin' | 'ndc' | 'udi' | 'model' | 'lot' | 'batch';
         /**
          * @description The identifier as printed on the product or in the catalogue; normalised as at ingestion
-         * @example 0 50428 54100 5
+         * @example 0 12345 67890 5
          */
         value: string;
       };

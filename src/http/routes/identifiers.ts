@@ -11,9 +11,10 @@ import { jsonArray, sendRendered } from '../rendered-answer.ts';
 import { corpusVersionOf, type RouteContext } from '../route-context.ts';
 import { CursorSchema, pageEnvelope, KEYED_ERRORS, LimitSchema, RecallMatchSchema } from '../schemas.ts';
 
+/** The example is a barcode of the fictional sample records (`recalls demo`), so trying it in /docs finds them. */
 const Value = Type.String({
   description: 'The identifier as printed on the product or in the catalogue; normalised as at ingestion',
-  examples: ['0 50428 54100 5'],
+  examples: ['0 12345 67890 5'],
 });
 const KIND = `Identifier kind: ${IDENTIFIER_KINDS.join(', ')} (also accepted in any case)`;
 /** Any string: an unknown kind is a 400 naming the kinds, and a kind is taken in any case (`UPC` is `upc`). */
