@@ -33,7 +33,7 @@ const LABEL = new RegExp(
     String.raw`|(?<batch>batch(?:es|\(es\))?(?:\s*\/\s*lots?)?)` +
     String.raw`|(?<datecode>date\s+codes?|julian(?:\s+(?:dates?|codes?))?)` +
     String.raw`|(?<lot>lot(?:s|\(s\))?(?:\s*\/\s*batch(?:es)?)?|(?:c[oó]digos?|n[uú]meros?)\s+de\s+lotes?|lotes?|(?:num[ée]ros?|codes?)\s+de\s+lots?|chargen(?:nummer|-?nr\.?))` +
-    String.raw`|(?<serial>serial(?=\s*(?:numbers?|nos?\b|#))|serials)` +
+    String.raw`|(?<serial>serial(?=\s*(?:numbers?|nos?\b|#))|serials|serial\s+ranges?)` +
     String.raw`|(?<model>models?(?:\(s\))?(?:\s*\/\s*(?:catalog(?:ue)?|SKU))?|modelos?|mod[eè]les?|P\/N|REF|SKUs?)` +
     String.raw`|(?<modelq>(?:catalog(?:ue)?|cat\.?|part|item|product|style)(?=\s*(?:codes?|numbers?|nos?\b|nbr\b|#)))` +
     String.raw`|(?<code>codes?)` +
