@@ -642,7 +642,7 @@ export class CodeRunReader {
       }
       const after = this.tokens[word + 1]?.text ?? '';
       if (this.tokens[word]?.text.toLowerCase() === 'and' && /\d/.test(after)) {
-        const stop = this.grouped(word + 1) ? word + 3 : word + 2;
+        const stop = end === i + 2 && this.grouped(word + 1) ? word + 3 : word + 2;
         const r = this.rangeEnds(i, word, stop);
         this.lastRange = { ...this.lastRange!, from: this.text.slice(t.start, this.tokens[end - 1]!.end) };
         return r;
@@ -650,7 +650,8 @@ export class CodeRunReader {
     }
     // "N00265 - 03/31/2025" is a lot and its expiry, not a range.
     if (RANGE_WORDS.has(next) && /\d/.test(other) && !isDayDate(other)) {
-      return this.rangeEnds(i, end, this.grouped(end + 1) ? end + 3 : end + 2);
+      // The second end is in two groups only when the first is ("… - 40012999 T40" ends before T40).
+      return this.rangeEnds(i, end, end === i + 2 && this.grouped(end + 1) ? end + 3 : end + 2);
     }
     if (/^(?:or|and)$/.test(next) && BOUND_AFTER.test(this.tokens[end + 1]?.text ?? '')) return end + 2;
     return -1;

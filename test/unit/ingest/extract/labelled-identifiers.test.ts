@@ -800,3 +800,10 @@ test('class 5: lists after an introducing sentence, after long product names, an
     ],
   );
 });
+
+test('a range whose first end is one group ends after one group: a row label after it is not its second group', () => {
+  assert.deepEqual(
+    ids('Serial Number Range QT432C1210CA00002 - QT432C1606CA00200 T40 (QT433) QT4331201BD00466'),
+    ['lot:QT432C1210CA00002..QT432C1606CA00200:inferred:QT432C1210CA00002 - QT432C1606CA00200'],
+  );
+});
