@@ -27,8 +27,12 @@ const NDC_TOKEN = new RegExp(
 /** A GS1 element string in brackets: `(01)00382903835164(10)A213B1`. */
 const GS1_TOKEN = /\(\d{2,4}\)\s?[^\s()]+(?:\s?\(\d{2,4}\)\s?[^\s()]+)*/y;
 const GS1_ANYWHERE = /(?<![A-Za-z0-9)])\(01\)\s?\d{14}(?:\s?\(\d{2,4}\)\s?[^\s()]+)*/g;
-/** `(01)` and a GTIN printed in digit groups, as on a drug carton: `(01) 0 0361958 01013 9`. */
-const GS1_GROUPED = /(?<![A-Za-z0-9)])\(01\)\s?(\d{1,13}(?: \d{1,13}){1,5})(?![\d(])/g;
+/**
+ * `(01)` and a GTIN printed in digit groups, as on a drug carton: `(01) 0 0361958 01013 9`, maybe with
+ * the element strings after it (`(17) 250101 (10) AB12`), spaces and all.
+ */
+const GS1_GROUPED =
+  /(?<![A-Za-z0-9)])\(01\)\s?(\d{1,13}(?: \d{1,13}){1,5})(?![\d(])((?:\s?\(\d{2,4}\)\s?[^\s()]+)*)/g;
 /** An AI (01) before a labelled barcode: `Barcode (01) 0 0361958 01013 9`. */
 const AI_01 = /\(01\)\s?/y;
 /** Any other UDI form (HIBCC, ICCBBA, bare GTIN): one run without spaces. */
@@ -47,6 +51,8 @@ const SEPARATOR =
 /** Nouns that make a number a count, not a lot: "Lot 5 cases". */
 const COUNT_NOUN =
   /\s+(?:units?|cases?|bottles?|boxes?|bags?|packages?|cartons?|pieces?|pcs|kits?|vials?|tubes?|jars?|cans?|trays?|pallets?|count)(?![A-Za-z])/iy;
+/** A lot written as a year and month and a plant's capitals: `2019/04 KT`. */
+const DATE_AND_PLANT = /((?:19|20)\d{2}\/(?:0[1-9]|1[0-2])) ([A-Z]{2,3})(?![A-Za-z0-9])/y;
 /** "between A2001 and A2310", "between 8029703 to 8031430": a range's two ends. */
 const BETWEEN =
   /between\s+([A-Za-z0-9][A-Za-z0-9-]*)\s+(?:and|to)\s+([A-Za-z0-9][A-Za-z0-9-]*)(?![A-Za-z0-9])/iy;
@@ -266,6 +272,12 @@ function readCodes(
       out.addRule(kind, ends[0].replace(/^between\s+/i, ''), rule);
       return pos + ends[0].length;
     }
+    // "2019/04 KT": a device lot written as its year and month and a plant's capitals is one lot.
+    const dated = family === 'lot' ? sticky(DATE_AND_PLANT, text, pos) : null;
+    if (dated && !STOP_WORDS.has(dated[2]!.toLowerCase())) {
+      out.add(kind, dated[0], 'inferred', MIN_CODE_LENGTH);
+      return pos + dated[0].length;
+    }
     const read = readCodeGroups(text, pos, family);
     // "40512-41780 233006-235101": ranges glued by a dash, one rule each, in a text of ranges.
     const token = sticky(CODE_TOKEN, text, pos)?.[0];
@@ -362,7 +374,8 @@ export function extractLabelledIdentifiers(text: string, opts: ExtractOptions = 
     for (const m of text.matchAll(GS1_ANYWHERE)) out.addUdi(m[0].replace(/[.,;:]+$/, ''));
     for (const m of text.matchAll(GS1_GROUPED)) {
       const digits = m[1]!.replace(/ /g, '');
-      if (digits.length === 14) out.addUdi(`(01)${digits}`);
+      const rest = m[2]!.replace(/\s/g, '').replace(/[.,;:]+$/, '');
+      if (digits.length === 14 && !out.addUdi(`(01)${digits}${rest}`)) out.addUdi(`(01)${digits}`);
     }
   }
 

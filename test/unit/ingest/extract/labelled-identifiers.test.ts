@@ -807,3 +807,23 @@ test('a range whose first end is one group ends after one group: a row label aft
     ['lot:QT432C1210CA00002..QT432C1606CA00200:inferred:QT432C1210CA00002 - QT432C1606CA00200'],
   );
 });
+
+test('a GS1 string whose GTIN is printed in groups keeps its element strings: the lot inside is a lot', () => {
+  assert.deepEqual(ids('UDI (01) 0 0361958 01013 9 (17) 250101 (10) QB12'), [
+    'lot:QB12:extracted:QB12',
+    'udi:00361958010139:extracted:(01)00361958010139(17)250101(10)QB12',
+  ]);
+  assert.deepEqual(ids('The carton reads (01) 00361958 010139 (10) 77Q1.'), [
+    'lot:77Q1:extracted:77Q1',
+    'udi:00361958010139:extracted:(01)00361958010139(10)77Q1',
+  ]);
+});
+
+test('a device lot written as year/month and a plant code is one lot', () => {
+  assert.deepEqual(ids('Lot numbers: 2019/04 QT, 2019/05 QT and 2019/07 QT.'), [
+    'lot:201904QT:inferred:2019/04 QT',
+    'lot:201905QT:inferred:2019/05 QT',
+    'lot:201907QT:inferred:2019/07 QT',
+  ]);
+  assert.deepEqual(ids('Lot 2019/04 AND more'), []);
+});
