@@ -365,8 +365,9 @@ export class CodeRunReader {
         continue;
       }
       if (this.valueAt(i, header.length > 0 ? header : columns, words > 0) !== null) break;
-      // A wildcard value or ends glued by a dash start the body too.
+      // A wildcard value, ends glued by a dash or a range's first end ("iQ0041591 through …") start the body too.
       if (isWildcard(t.text) || gluedEnds(t.text) !== undefined) break;
+      if (/\d/.test(t.text) && this.boundAt(i, -1) !== -1 && this.lastRange !== undefined) break;
       if (!FILLER.has(t.text.toLowerCase()) && !/^[#/()\-–"“”'‘’«»,;]$/.test(t.text)) words += 1;
     }
     // "… are included: Model Serial No. …": the header after the colon names the columns.

@@ -827,3 +827,13 @@ test('a device lot written as year/month and a plant code is one lot', () => {
   ]);
   assert.deepEqual(ids('Lot 2019/04 AND more'), []);
 });
+
+test("a range's first end starts a table's body even when its case keeps it out of every column", () => {
+  assert.deepEqual(
+    ids('Serial Number Range Zap qZ0041591 through qZ0044486 Zap Max qZP000401 through qZP000422'),
+    [
+      'lot:QZ0041591..QZ0044486:inferred:qZ0041591 through qZ0044486',
+      'lot:QZP000401..QZP000422:inferred:qZP000401 through qZP000422',
+    ],
+  );
+});
