@@ -66,7 +66,9 @@ function labelOf(m: RegExpExecArray, text: string): Label | null {
   const g = m.groups ?? {};
   const start = m.index;
   const end = start + m[0].length;
-  const of = g.filler !== undefined && g.filler.toLowerCase() === 'of';
+  // "a lot of", "codes of": not a label; "the serial range of the units" still is one.
+  const of =
+    g.filler !== undefined && g.filler.toLowerCase() === 'of' && !/^serial\s+ranges?$/i.test(g.serial ?? '');
   if (g.upc !== undefined) return labelAt('barcode', 'upc', start, end, of, false, false);
   if (g.ean !== undefined) return labelAt('barcode', 'ean', start, end, of, false, false);
   if (g.gtin !== undefined) return labelAt('barcode', 'gtin', start, end, of, false, false);

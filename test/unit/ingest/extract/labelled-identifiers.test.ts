@@ -837,3 +837,10 @@ test("a range's first end starts a table's body even when its case keeps it out 
     ],
   );
 });
+
+test('"the serial range of … is" heads a range; "a lot of" still heads nothing', () => {
+  assert.deepEqual(ids('The serial range of the recalled Q-Series carts is 000000 to 014034.'), [
+    'lot:000000..014034:inferred:000000 to 014034',
+  ]);
+  assert.deepEqual(ids('A lot of 40 units was shipped.'), []);
+});
