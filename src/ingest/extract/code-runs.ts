@@ -649,8 +649,10 @@ export class CodeRunReader {
         return r;
       }
     }
-    // "N00265 - 03/31/2025" is a lot and its expiry, not a range.
-    if (RANGE_WORDS.has(next) && /\d/.test(other) && !isDayDate(other)) {
+    // "N00265 - 03/31/2025" is a lot and its expiry, not a range; "R09894 - 18Volt Nailer", a dash between
+    // a code and a name of another shape, is no range either.
+    const dashed = /^[-–—~]$/.test(next) && end === i + 1 && shape(t.text) !== shape(other);
+    if (RANGE_WORDS.has(next) && /\d/.test(other) && !isDayDate(other) && !dashed) {
       // The second end is in two groups only when the first is ("… - 40012999 T40" ends before T40).
       return this.rangeEnds(i, end, end === i + 2 && this.grouped(end + 1) ? end + 3 : end + 2);
     }
@@ -780,6 +782,8 @@ export class CodeRunReader {
     let lastEnd = -1;
     /** The shapes of the ranges' ends read: a lone value of one of them is a serial number, not a model. */
     const rangeShapes = new Set<string>();
+    /** Ranges read, rules or not: a table's rows, so they count toward its codes. */
+    let ranges = 0;
     let depth = 0;
     let i = start;
     for (; i < this.tokens.length && i - start < MAX_BODY;) {
@@ -802,7 +806,10 @@ export class CodeRunReader {
       if (bound !== -1) {
         // A range of serial numbers or lots is one rule when its ends share one shape; its ends are no values.
         const range = this.lastRange;
-        if (range !== undefined) rangeShapes.add(shape(range.from));
+        if (range !== undefined) {
+          rangeShapes.add(shape(range.from));
+          ranges += 1;
+        }
         const rule =
           range === undefined || lotAt === -1
             ? undefined
@@ -903,7 +910,7 @@ export class CodeRunReader {
     const withDigits = found.some((f) => /\d/.test(f.value));
     const kept = found.filter((f) => withDigits || /\d|[-+/]/.test(f.value));
     // A body with a range or wildcard is read whatever its length: a rule is stated, never guessed.
-    if (kept.length < minCodes && !kept.some((f) => f.rule !== undefined)) return labelEnd;
+    if (kept.length + ranges < minCodes && !kept.some((f) => f.rule !== undefined)) return labelEnd;
     for (const { column, value, rule } of kept) {
       if (rule !== undefined) this.out.addRule(column.kind, value, rule);
       else this.out.add(column.kind, value, confidenceOf(column, value), MIN_CODE_LENGTH);

@@ -844,3 +844,12 @@ test('"the serial range of … is" heads a range; "a lot of" still heads nothing
   ]);
   assert.deepEqual(ids('A lot of 40 units was shipped.'), []);
 });
+
+test("a dash between a code and a name of another shape is no range; ranges count as a table's rows", () => {
+  assert.deepEqual(
+    ids(
+      'Model Number / Name Serial Number Range QR0894 - 18Volt Brushless Nailer QC21146D220001 - QC24165N220001 QR0895 - 18Volt Framing Nailer QC21275D220001 - QC24165N220001',
+    ),
+    ['model:QR0894:inferred:QR0894', 'model:QR0895:inferred:QR0895'],
+  );
+});
