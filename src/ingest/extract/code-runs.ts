@@ -793,6 +793,14 @@ export class CodeRunReader {
         continue;
       }
       const t = this.tokens[i]!;
+      // "(Rev A00 and A01)": revision marks in brackets are no codes.
+      if (t.text === '(' && /^rev(?:ision)?s?\.?$/i.test(this.tokens[i + 1]?.text ?? '')) {
+        const close = this.tokens.findIndex((tk, k) => k > i && k <= i + 12 && tk.text === ')');
+        if (close !== -1) {
+          i = close + 1;
+          continue;
+        }
+      }
       const inner = this.labelStartingAt(i);
       if (inner !== undefined) {
         if (!table || inner.family === 'ndc' || inner.family === 'udi') break;

@@ -853,3 +853,16 @@ test("a dash between a code and a name of another shape is no range; ranges coun
     ['model:QR0894:inferred:QR0894', 'model:QR0895:inferred:QR0895'],
   );
 });
+
+test('revision marks in brackets after a model are no models', () => {
+  assert.deepEqual(
+    ids(
+      'This recall involves carrier bearings sold for the Q-Cart in the identified date ranges: RECALLED CARRIER BEARING MODEL Q-CART PURCHASE DATE RANGE QEA01-001 4/13/17 through 4/27/19 QEA01-002 5/19/18 through 1/22/19 QEA01-005 (Rev A00 and A01) 1/25/19 through 9/2/22',
+    ),
+    [
+      'model:QEA01001:inferred:QEA01-001',
+      'model:QEA01002:inferred:QEA01-002',
+      'model:QEA01005:inferred:QEA01-005',
+    ],
+  );
+});
