@@ -7,11 +7,14 @@
 import { prefixRule, rangeRule } from '../../domain/identifiers/match-rules.ts';
 import { isDateLike } from './code-shapes.ts';
 
-/** A value and its trailing wildcard: `*` (maybe after a space), or a run of three or more `x`/`X`. */
-const WILDCARD = /^([A-Za-z0-9](?:[A-Za-z0-9]|[-/.](?=[A-Za-z0-9]))*?)(?:\*+|[xX]{3,})$/;
+/**
+ * A value and its trailing wildcard: `*`, a run of two or more `x`, or of three or more `X` (a code may
+ * end in `XX` as printed, rarely in lower-case `xx`).
+ */
+const WILDCARD = /^([A-Za-z0-9](?:[A-Za-z0-9]|[-/.](?=[A-Za-z0-9]))*?)(?:\*+|x{2,}|X{3,})$/;
 /** A wildcard token in running text, for sticky reads. */
 export const WILDCARD_TOKEN =
-  /[A-Za-z0-9](?:[A-Za-z0-9]|[-/.](?=[A-Za-z0-9]))*?(?:\*+|[xX]{3,})(?![A-Za-z0-9*])/y;
+  /[A-Za-z0-9](?:[A-Za-z0-9]|[-/.](?=[A-Za-z0-9]))*?(?:\*+|x{2,}|X{3,})(?![A-Za-z0-9*])/y;
 
 /** Whether a token is printed with a trailing wildcard (whether or not its stem makes a rule). */
 export function isWildcard(printed: string): boolean {

@@ -686,6 +686,12 @@ test('class 1: wildcard models in a list or a table are prefix rules; a stem und
     'model:7TRS40*:inferred:7TRS40XXX',
   ]);
   assert.deepEqual(ids('Model numbers AB12xxxx and CD3xxx are affected.'), []);
+  // Two lower-case x are a wildcard; two capitals may be printed as part of a model.
+  assert.deepEqual(ids('Serial numbers QP5221803xx and QP5221804xx'), [
+    'lot:QP5221803*:inferred:QP5221803xx',
+    'lot:QP5221804*:inferred:QP5221804xx',
+  ]);
+  assert.deepEqual(ids('Model MX100XX'), ['model:MX100XX:inferred:MX100XX']);
   // Serial numbers printed with a run of x are lot prefixes.
   assert.deepEqual(
     ids(
