@@ -872,3 +872,18 @@ test('revision marks in brackets after a model are no models', () => {
     ],
   );
 });
+
+test('"Product Identification Number" heads a table of model numbers', () => {
+  assert.deepEqual(
+    ids(
+      'The recalled mugs have one of the following product identification numbers printed on the bottom. Name Size Product Identification Number Trailhead 12 ounces 40-01437 16 ounces 40-01436, 40-02211 Trigger 12 ounces 40-02033, 40-02779',
+    ),
+    [
+      'model:4001436:inferred:40-01436',
+      'model:4001437:inferred:40-01437',
+      'model:4002033:inferred:40-02033',
+      'model:4002211:inferred:40-02211',
+      'model:4002779:inferred:40-02779',
+    ],
+  );
+});

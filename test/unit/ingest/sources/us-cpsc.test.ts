@@ -201,7 +201,7 @@ test('identifier counts by kind and confidence over the 750 real records', (t) =
   assert.deepEqual(Object.fromEntries([...counts].sort()), {
     'batch:inferred': 42,
     'lot:inferred': 400,
-    'model:inferred': 1944,
+    'model:inferred': 1955,
     'upc:exact': 129,
     'upc:extracted': 28,
     'vin:extracted': 7,
