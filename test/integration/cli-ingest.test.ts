@@ -172,7 +172,7 @@ describe('recalls ingest --from', () => {
         assert.match(report.stdout, /identifiers: \d+ — .*upc\/extracted \d+/);
         assert.match(
           report.stdout,
-          /## us-cpsc\n(?:.*\n){3}identifier extraction, measured \d{4}-\d{2}-\d{2}: precision 0\.\d{3} \(\d+\/\d+\), recall 0\.\d{3} \(\d+\/\d+\) on \d+ hand-labelled validation records\n/,
+          /## us-cpsc\n(?:.*\n){3}identifier extraction, measured \d{4}-\d{2}-\d{2}: precision 0\.\d{3} \(\d+\/\d+\), recall 0\.\d{3} \(\d+\/\d+\), records read exactly right [01]\.\d{3} \(\d+\/\d+\) on \d+ hand-labelled validation records\n/,
         );
         assert.match(report.stdout, /## us-nhtsa\n(?:.*\n){3}identifier extraction: not measured/);
         assert.match(report.stdout, /severity: medium \d+ .*serious \d+/);

@@ -16,11 +16,14 @@ import {
   isYear,
 } from './code-shapes.ts';
 import type { Label } from './labels.ts';
+import { RANGES_NAMED, gluedEnds, isWildcard, prefixOf, rangeOf, readsAsRange } from './rule-values.ts';
 import { endsSentence, type Token } from './tokens.ts';
 
 /** Where read values go: normalised and kept when the normaliser accepts them. */
 export interface CodeSink {
   add(kind: IdentifierKind, value: string, confidence: Confidence, minLength?: number): boolean;
+  /** A match rule (`STEM*`, `FROM..TO`) of a model or lot, `value` as printed. */
+  addRule(kind: IdentifierKind, value: string, normalized: string): void;
 }
 
 /** Minimum normalised length of a model or lot read from prose; shorter is too generic. */
@@ -44,6 +47,8 @@ interface Column {
   first?: string;
   /** A table's range columns ("Serial Number Start … End"): only pairs of ends are read into them. */
   pairsOnly?: boolean;
+  /** A column of value beginnings ("Serial Numbers (first 8 digits)"): values of this length are prefixes. */
+  prefixLength?: number;
 }
 
 /** Words allowed between a label and its first value without making it a table. */
@@ -169,6 +174,33 @@ const COMMON_CAPITALS = new Set([
   'FNSKU',
 ]);
 
+/** Colour words, which name a listing's variant beside its code, never a code. */
+const COLOURS = new Set([
+  'black',
+  'white',
+  'gray',
+  'grey',
+  'blue',
+  'navy',
+  'red',
+  'green',
+  'pink',
+  'purple',
+  'beige',
+  'brown',
+  'orange',
+  'yellow',
+  'silver',
+  'gold',
+  'tan',
+  'cream',
+  'ivory',
+  'teal',
+  'khaki',
+  'charcoal',
+  'clear',
+]);
+
 /** A brand's name in a list of models: a capitalised word. */
 const BRAND_WORD = /^\p{Lu}\p{Ll}+$/u;
 /** A model number beside a brand: letters and digits together, four characters at least (not a name's "3000"). */
@@ -193,6 +225,15 @@ interface BodyOptions {
   /** The range column holds nothing but pairs of ends (no "… or Range" in the header). */
   pairsOnly: boolean;
   labelEnd: number;
+  /** The text says it lists ranges: a pair of ends glued by a dash is one (`40512-41780`). */
+  rangesNamed: boolean;
+  /** The header has a prefix column ("Prefix Min Max"): the ends in the columns after it are no whole values. */
+  prefixed: boolean;
+  /**
+   * A table of two columns, models then serial numbers, whose rows are read in turn: a value after a
+   * separator (`,`, `/`, "or") stays in its column, any other moves to the next ("MX100 GK2301, GK2302").
+   */
+  alternate: boolean;
 }
 
 /** One column per family, in the order of their first label (two serial-number columns are one). */
@@ -233,6 +274,17 @@ function withoutAlternateSuffix(value: string): string {
   return m !== null && m[2]!.length === m[3]!.length ? m[1]! : value;
 }
 
+/** A range rule read into `column`, or the one value it names when its ends are equal ("A thru A"). */
+function singleOrRange(
+  column: Column,
+  from: string,
+  printed: string,
+  rule: string,
+): { column: Column; value: string; rule?: string } {
+  const [lo, hi] = rule.split('..');
+  return lo === hi ? { column, value: from } : { column, value: printed, rule };
+}
+
 function stem(shapeOf: string): string {
   return shapeOf.split('-')[0]!;
 }
@@ -246,6 +298,8 @@ export class CodeRunReader {
   private readonly labelAt = new Map<number, Label>();
   private headerTable = false;
   private priced = false;
+  /** The two ends of the range {@link boundAt} last found, as printed. */
+  private lastRange: { from: string; to: string; printed: string } | undefined;
   /** Whether the text is in capitals (NHTSA), where capitals say nothing; computed when first asked. */
   private capitalsCache: boolean | undefined;
 
@@ -295,6 +349,7 @@ export class CodeRunReader {
     // "date codes:" introduces its list as a colon after the label would.
     let colon = /[:]\s*$/.test(this.text.slice(label.start, label.end));
     let words = 0;
+    const headerLabels: Label[] = [label];
     for (; i < this.tokens.length; i++) {
       if (i - leadStart > MAX_LEAD_IN || endsSentence(this.tokens, i)) return label.end;
       const t = this.tokens[i]!;
@@ -305,10 +360,14 @@ export class CodeRunReader {
       const inner = this.labelStartingAt(i);
       if (inner !== undefined && inner.family !== 'ndc' && inner.family !== 'udi') {
         (colon ? header : columns).push(columnOf(inner));
+        headerLabels.push(inner);
         i = this.tokenAt(inner.end) - 1;
         continue;
       }
       if (this.valueAt(i, header.length > 0 ? header : columns, words > 0) !== null) break;
+      // A wildcard value, ends glued by a dash or a range's first end ("iQ0041591 through …") start the body too.
+      if (isWildcard(t.text) || gluedEnds(t.text) !== undefined) break;
+      if (/\d/.test(t.text) && this.boundAt(i, -1) !== -1 && this.lastRange !== undefined) break;
       if (!FILLER.has(t.text.toLowerCase()) && !/^[#/()\-–"“”'‘’«»,;]$/.test(t.text)) words += 1;
     }
     // "… are included: Model Serial No. …": the header after the colon names the columns.
@@ -317,7 +376,24 @@ export class CodeRunReader {
     if (!table && (label.family === 'barcode' || opts.listRead === true)) return label.end;
     if (table && label.of) return label.end;
     const leadIn = this.text.slice(label.start, this.tokens[i]?.start ?? this.text.length);
-    return this.body(i, distinct(columns), {
+    const cols = distinct(columns);
+    // "Serial Numbers (first 8 digits)": that column holds beginnings of serial numbers.
+    const first = /\(\s*first\s+(\d{1,2})\s+(?:digits|characters|numbers)\s*\)/i.exec(leadIn);
+    const lotColumn = cols.find((c) => c.family === 'lot');
+    if (first !== null && lotColumn !== undefined && table) lotColumn.prefixLength = Number(first[1]);
+    const paired = table && PAIRED_COLUMNS.test(leadIn);
+    return this.body(i, cols, {
+      prefixed: /\bprefix(?:es)?\b/i.test(leadIn),
+      rangesNamed: RANGES_NAMED.test(this.text.slice(Math.max(0, label.start - 80), label.start) + leadIn),
+      alternate:
+        table &&
+        !paired &&
+        first === null &&
+        cols.length === 2 &&
+        cols[0]!.family === 'model' &&
+        cols[1]!.family === 'lot' &&
+        !cols[1]!.dateCodes &&
+        this.twoColumnHeader(headerLabels, i),
       table,
       minCodes: !table ? 1 : colon ? 1 : MIN_TABLE_CODES,
       pairs: table && PAIRED_COLUMNS.test(leadIn),
@@ -326,6 +402,19 @@ export class CodeRunReader {
       priced: table && /\bprices?\b/i.test(leadIn),
       labelEnd: label.end,
     });
+  }
+
+  /**
+   * Whether a header is two labels and nothing else ("Model Number Serial Numbers"), the body right after:
+   * other header words (a name, a size, a date column) would make a row's values other than two.
+   */
+  private twoColumnHeader(labels: readonly Label[], bodyStart: number): boolean {
+    const [a, b] = labels.slice(-2) as [Label | undefined, Label | undefined];
+    if (a === undefined || b === undefined) return false;
+    const bodyAt = this.tokens[bodyStart]?.start ?? this.text.length;
+    return (
+      /^[\s:/-]*$/.test(this.text.slice(a.end, b.start)) && /^[\s:]*$/.test(this.text.slice(b.end, bodyAt))
+    );
   }
 
   /** Token `i` as a value of one of the columns: a barcode (possibly in groups) or a code. */
@@ -499,31 +588,98 @@ export class CodeRunReader {
    * capitalised word before a body's first value ends its header ("… Serial Number End 010-13").
    */
   private boundAt(i: number, bodyStart: number): number {
+    this.lastRange = undefined;
     const t = this.tokens[i]!;
     if (!/\d/.test(t.text)) return -1;
     const prev = this.tokens[i - 1]?.text ?? '';
     const prev2 = this.tokens[i - 2]?.text ?? '';
     const header = i === bodyStart && /^\p{Lu}/u.test(prev);
+    // "ranging from 546515117 to 547916107": "from" opens a range, not a bound.
+    const fromTo =
+      /^from$/i.test(prev) &&
+      RANGE_WORDS.has(this.tokens[i + 1]?.text.toLowerCase() ?? '') &&
+      /\d/.test(this.tokens[i + 2]?.text ?? '');
     if (
       !header &&
+      !fromTo &&
       (BOUND_BEFORE.test(prev) || (/^(?:with|in|at)$/i.test(prev) && BOUND_BEFORE.test(prev2)))
     ) {
       return i + 1;
+    }
+    // Ends in several groups, the same number each ("19K 0000000 000 to 22C 9999999 999").
+    const groups = this.groupsAt(i);
+    // Groups all of one shape are a list written with spaces ("QB1201 QB1388 - QB1499"), not one end.
+    const oneShape = new Set(this.tokens.slice(i, i + groups).map((g) => shape(g.text))).size === 1;
+    if (groups >= 2 && !oneShape && RANGE_WORDS.has(this.tokens[i + groups]?.text.toLowerCase() ?? '')) {
+      const to = i + groups + 1;
+      // Group by group, the second end mirrors the first in length and shape.
+      const mirrors = (k: number) => {
+        const [a, b] = [this.tokens[i + k]!.text, this.tokens[to + k]?.text ?? ''];
+        return a.length === b.length && shape(a) === shape(b);
+      };
+      if (this.groupsAt(to) >= groups && [...Array(groups).keys()].every(mirrors))
+        return this.rangeEnds(i, i + groups, to + groups);
     }
     // The first end may be in two groups ("17348 L24 - 23320 K26").
     const end = this.grouped(i) ? i + 2 : i + 1;
     const next = this.tokens[end]?.text.toLowerCase() ?? '';
     const other = this.tokens[end + 1]?.text ?? '';
-    // "between A2001 and A2310".
-    if (/^between$/i.test(prev) && next === 'and' && /\d/.test(other)) {
-      return this.grouped(end + 1) ? end + 3 : end + 2;
+    // "between 37567 2442 and 37567 2451": ends in groups, one mirroring the other.
+    if (/^between$/i.test(prev) && groups >= 2 && this.tokens[i + groups]?.text.toLowerCase() === 'and') {
+      const to = i + groups + 1;
+      const mirrors = (k: number) => {
+        const [a, b] = [this.tokens[i + k]!.text, this.tokens[to + k]?.text ?? ''];
+        return a.length === b.length && shape(a) === shape(b);
+      };
+      if (this.groupsAt(to) >= groups && [...Array(groups).keys()].every(mirrors))
+        return this.rangeEnds(i, i + groups, to + groups);
     }
-    // "N00265 - 03/31/2025" is a lot and its expiry, not a range.
-    if (RANGE_WORDS.has(next) && /\d/.test(other) && !isDayDate(other)) {
-      return this.grouped(end + 1) ? end + 3 : end + 2;
+    // "between A2001 and A2310", "between 0125 (January 2025) and 0825".
+    if (/^between$/i.test(prev)) {
+      let word = end;
+      if (this.tokens[word]?.text === '(') {
+        const close = this.tokens.findIndex((tk, k) => k > word && k <= word + 8 && tk.text === ')');
+        if (close !== -1) word = close + 1;
+      }
+      const after = this.tokens[word + 1]?.text ?? '';
+      if (this.tokens[word]?.text.toLowerCase() === 'and' && /\d/.test(after)) {
+        const stop = end === i + 2 && this.grouped(word + 1) ? word + 3 : word + 2;
+        const r = this.rangeEnds(i, word, stop);
+        this.lastRange = { ...this.lastRange!, from: this.text.slice(t.start, this.tokens[end - 1]!.end) };
+        return r;
+      }
+    }
+    // "N00265 - 03/31/2025" is a lot and its expiry, not a range; "R09894 - 18Volt Nailer", a dash between
+    // a code and a name of another shape, is no range either.
+    const dashed = /^[-–—~]$/.test(next) && end === i + 1 && shape(t.text) !== shape(other);
+    if (RANGE_WORDS.has(next) && /\d/.test(other) && !isDayDate(other) && !dashed) {
+      // The second end is in two groups only when the first is ("… - 40012999 T40" ends before T40).
+      return this.rangeEnds(i, end, end === i + 2 && this.grouped(end + 1) ? end + 3 : end + 2);
     }
     if (/^(?:or|and)$/.test(next) && BOUND_AFTER.test(this.tokens[end + 1]?.text ?? '')) return end + 2;
     return -1;
+  }
+
+  /**
+   * Notes the range whose first end is tokens `from`…`word - 1` and second `word + 1`…`end - 1` (the range
+   * word between), for the body to read as a rule; returns `end`.
+   */
+  private rangeEnds(from: number, word: number, end: number): number {
+    const at = (a: number, b: number) => this.text.slice(this.tokens[a]!.start, this.tokens[b - 1]!.end);
+    this.lastRange = { from: at(from, word), to: at(word + 1, end), printed: at(from, end) };
+    return end;
+  }
+
+  /** How many groups of a code start at token `i`: runs with a digit, one space apart (at most four). */
+  private groupsAt(i: number): number {
+    let n = 0;
+    for (let j = i; j < this.tokens.length && n < 4; j++) {
+      const t = this.tokens[j]!;
+      if (!/\d/.test(t.text) || !/^[A-Za-z0-9][A-Za-z0-9-]*$/.test(t.text)) break;
+      if (j > i && this.text.slice(this.tokens[j - 1]!.end, t.start) !== ' ') break;
+      n += 1;
+    }
+    return n;
   }
 
   /** Whether token `i` and the next are one code in two groups ("17348 L24", "2023 32-58"). */
@@ -542,9 +698,12 @@ export class CodeRunReader {
   private isPair(value: { value: string; next: number }, columns: readonly Column[]): boolean {
     const lot = columns.find((c) => c.family === 'lot');
     const next = this.valueAt(value.next, columns, true);
+    // "A B - C": B starts a range written with its word, A is a value of its own.
+    const after = next === null ? '' : (this.tokens[next.next]?.text.toLowerCase() ?? '');
     if (
       lot === undefined ||
       next === null ||
+      RANGE_WORDS.has(after) ||
       !this.fits(value.value, lot, true) ||
       !this.fits(next.value, lot, true)
     ) {
@@ -570,6 +729,23 @@ export class CodeRunReader {
     );
   }
 
+  /**
+   * Whether token `i` is a colour after a list's last code with a code of the same shape next: a listing's
+   * variants ("QB10004GR Gray QB10004BE Beige"), where the colour names the row, not the end of the list.
+   */
+  private colourBetween(i: number, found: readonly { value: string }[]): boolean {
+    const last = found[found.length - 1]?.value;
+    const next = this.tokens[i + 1]?.text;
+    return (
+      last !== undefined &&
+      next !== undefined &&
+      COLOURS.has(this.tokens[i]!.text.toLowerCase()) &&
+      this.tokens[i - 1]?.text === last &&
+      shape(next) === shape(last) &&
+      /\d/.test(next)
+    );
+  }
+
   /** Whether the sentence at token `i` continues a table: it starts with codes, mostly. */
   private continuesTable(i: number, columns: readonly Column[]): boolean {
     let codes = 0;
@@ -586,13 +762,28 @@ export class CodeRunReader {
 
   /** Reads a list or table body and keeps its values if there are at least `minCodes`. */
   private body(start: number, columns: Column[], opts: BodyOptions): number {
-    const { table, minCodes, pairs, pairsOnly, labelEnd, priced } = opts;
+    const { table, minCodes, pairs, pairsOnly, labelEnd, priced, rangesNamed, alternate, prefixed } = opts;
     this.headerTable = table && minCodes === MIN_TABLE_CODES;
     this.priced = priced;
     // A lone code in a range column is no range's end: a model variant or a prefix, not a lot.
     if (pairsOnly) for (const c of columns) if (c.family === 'lot') c.pairsOnly = true;
-    const found: { column: Column; value: string }[] = [];
+    /** Values read, with the normalized form of a rule (`STEM*`, `FROM..TO`) when one is. */
+    const found: { column: Column; value: string; rule?: string }[] = [];
+    const lotAt = columns.findIndex((c) => c.family === 'lot');
+    /** The column of a wildcard value: a list's own, a table's lot column when it is read in turn. */
+    const ruleColumn = (): Column | undefined => {
+      if (!table)
+        return columns[0]!.family === 'model' || columns[0]!.family === 'lot' ? columns[0] : undefined;
+      if (alternate) return columns[current === 0 ? 1 : 0];
+      return columns.find((c) => c.family === 'model' && c.first === undefined) ?? columns[lotAt];
+    };
     let current = -1;
+    /** The token after the last value read into a column. */
+    let lastEnd = -1;
+    /** The shapes of the ranges' ends read: a lone value of one of them is a serial number, not a model. */
+    const rangeShapes = new Set<string>();
+    /** Ranges read, rules or not: a table's rows, so they count toward its codes. */
+    let ranges = 0;
     let depth = 0;
     let i = start;
     for (; i < this.tokens.length && i - start < MAX_BODY;) {
@@ -602,6 +793,14 @@ export class CodeRunReader {
         continue;
       }
       const t = this.tokens[i]!;
+      // "(Rev A00 and A01)": revision marks in brackets are no codes.
+      if (t.text === '(' && /^rev(?:ision)?s?\.?$/i.test(this.tokens[i + 1]?.text ?? '')) {
+        const close = this.tokens.findIndex((tk, k) => k > i && k <= i + 12 && tk.text === ')');
+        if (close !== -1) {
+          i = close + 1;
+          continue;
+        }
+      }
       const inner = this.labelStartingAt(i);
       if (inner !== undefined) {
         if (!table || inner.family === 'ndc' || inner.family === 'udi') break;
@@ -613,20 +812,72 @@ export class CodeRunReader {
       }
       const bound = this.boundAt(i, start);
       if (bound !== -1) {
-        const lot = columns.findIndex((c) => c.family === 'lot');
-        if (lot !== -1) current = lot;
+        // A range of serial numbers or lots is one rule when its ends share one shape; its ends are no values.
+        const range = this.lastRange;
+        if (range !== undefined) {
+          rangeShapes.add(shape(range.from));
+          ranges += 1;
+        }
+        const rule =
+          range === undefined || lotAt === -1
+            ? undefined
+            : rangeOf(range.from, range.to, columns[lotAt]!.dateCodes);
+        if (rule !== undefined) found.push(singleOrRange(columns[lotAt]!, range!.from, range!.printed, rule));
+        if (lotAt !== -1) current = lotAt;
         i = bound;
         continue;
       }
+      // A wildcard value is a prefix rule when its stem is long enough, else nothing; either way the list goes on.
+      if (isWildcard(t.text)) {
+        const column = ruleColumn();
+        const rule = prefixOf(t.text);
+        if (column !== undefined && rule !== undefined) {
+          found.push({ column, value: t.text, rule });
+          current = columns.indexOf(column);
+        }
+        i += 1;
+        continue;
+      }
+      // Ends glued by a dash ("40512-41780"), several in a row in a text of ranges: one rule each.
+      const glued = lotAt === -1 ? undefined : gluedEnds(t.text);
+      if (glued !== undefined && readsAsRange(glued, rangesNamed)) {
+        found.push({ column: columns[lotAt]!, value: t.text, rule: rangeOf(glued[0], glued[1])! });
+        current = lotAt;
+        i += 1;
+        continue;
+      }
+      // A column of beginnings: a value of its length is a prefix rule when long enough, else nothing.
+      const prefixColumn = columns.find((c) => c.prefixLength !== undefined);
+      if (prefixColumn !== undefined && /^[A-Za-z0-9]+$/.test(t.text) && /\d/.test(t.text)) {
+        if (t.text.length === prefixColumn.prefixLength) {
+          const rule = prefixOf(`${t.text}*`);
+          if (rule !== undefined) found.push({ column: prefixColumn, value: `${t.text}*`, rule });
+          i += 1;
+          continue;
+        }
+      }
       const value = this.valueAt(i, columns, table);
       if (value !== null && pairs && this.isPair(value, columns)) {
-        const lot = columns.findIndex((c) => c.family === 'lot');
-        if (lot !== -1) current = lot;
-        i = this.valueAt(value.next, columns, table)!.next;
+        if (lotAt !== -1) current = lotAt;
+        const next = this.valueAt(value.next, columns, table)!;
+        // Two columns holding a range's ends ("First serial number Last serial number"): one rule.
+        // Only where the header says its columns hold ends, not single serial numbers too, nor ends after a
+        // prefix column ("Prefix Min Max"), whose full serial number is unclear.
+        const rule =
+          lotAt === -1 || !pairsOnly || prefixed
+            ? undefined
+            : rangeOf(value.value, next.value, columns[lotAt]!.dateCodes);
+        if (rule !== undefined) {
+          const printed = this.text.slice(t.start, this.tokens[next.next - 1]!.end);
+          found.push(singleOrRange(columns[lotAt]!, value.value, printed, rule));
+        }
+        i = next.next;
         continue;
       }
       if (value !== null) {
-        const column = table ? this.columnFor(value, columns, current) : value.column;
+        const column = table
+          ? this.tableColumn(value, columns, current, i, alternate ? { lastEnd } : null)
+          : value.column;
         const at = i;
         i = value.next;
         if (column === -1) continue;
@@ -642,7 +893,9 @@ export class CodeRunReader {
           continue;
         }
         if (table && c.family === 'model' && this.namesNext(value, at)) continue;
+        if (table && c.family === 'model' && rangeShapes.has(shape(value.value))) continue;
         current = column;
+        lastEnd = i;
         c.first ??= value.value;
         found.push({ column: c, value: value.value });
         continue;
@@ -652,17 +905,52 @@ export class CodeRunReader {
         // A bracket opened before the label ends a list: "(Model #SM4910-10) or SKIL".
         if (depth === 0 && !table) break;
         depth = Math.max(0, depth - 1);
-      } else if (!table && depth === 0 && !SEPARATORS.has(t.text.toLowerCase())) break;
+      } else if (
+        !table &&
+        depth === 0 &&
+        !SEPARATORS.has(t.text.toLowerCase()) &&
+        !this.colourBetween(i, found)
+      )
+        break;
       i += 1;
     }
     // Capitals alone ("MPISUS") need digit codes beside them or inner punctuation, else likely a name.
     const withDigits = found.some((f) => /\d/.test(f.value));
     const kept = found.filter((f) => withDigits || /\d|[-+/]/.test(f.value));
-    if (kept.length < minCodes) return labelEnd;
-    for (const { column, value } of kept) {
-      this.out.add(column.kind, value, confidenceOf(column, value), MIN_CODE_LENGTH);
+    // A body with a range or wildcard is read whatever its length: a rule is stated, never guessed.
+    if (kept.length + ranges < minCodes && !kept.some((f) => f.rule !== undefined)) return labelEnd;
+    for (const { column, value, rule } of kept) {
+      if (rule !== undefined) this.out.addRule(column.kind, value, rule);
+      else this.out.add(column.kind, value, confidenceOf(column, value), MIN_CODE_LENGTH);
     }
     return table ? (this.tokens[i - 1]?.end ?? labelEnd) : labelEnd;
+  }
+
+  /**
+   * A table value's column. Read in turn (`alternate`), a value after a separator stays in the column of
+   * the one before, any other takes the next column, when it fits there; else by {@link columnFor}.
+   */
+  private tableColumn(
+    value: { column: number; value: string },
+    columns: readonly Column[],
+    current: number,
+    at: number,
+    alternate: { lastEnd: number } | null,
+  ): number {
+    if (alternate !== null && columns[value.column]!.family !== 'barcode') {
+      // Only right after the value before (or its separator): words between make the row unclear.
+      const before = this.tokens[at - 1]?.text.toLowerCase() ?? '';
+      const turn =
+        current === -1
+          ? 0
+          : alternate.lastEnd === at
+            ? (current + 1) % columns.length
+            : alternate.lastEnd === at - 1 && SEPARATORS.has(before)
+              ? current
+              : -1;
+      if (turn !== -1 && this.fits(value.value, columns[turn]!, true)) return turn;
+    }
+    return this.columnFor(value, columns, current);
   }
 
   /**
@@ -676,9 +964,11 @@ export class CodeRunReader {
   ): number {
     if (columns[value.column]!.family === 'barcode') return value.column;
     const fits = columns.flatMap((c, index) =>
-      !c.pairsOnly && this.fits(value.value, c, true) ? [index] : [],
+      !c.pairsOnly && c.prefixLength === undefined && this.fits(value.value, c, true) ? [index] : [],
     );
-    if (fits.length <= 1) return fits[0] ?? (columns[value.column]!.pairsOnly ? -1 : value.column);
+    const own = columns[value.column]!;
+    if (fits.length <= 1)
+      return fits[0] ?? (own.pairsOnly || own.prefixLength !== undefined ? -1 : value.column);
     if (new Set(fits.map((f) => columns[f]!.family)).size === 1)
       return fits.includes(current) ? current : fits[0]!;
     const v = value.value;

@@ -9,6 +9,7 @@ import type { Identifier } from '../../domain/recall.ts';
 import { CodeRunReader, MIN_CODE_LENGTH, type CodeSink } from './code-runs.ts';
 import { DASH, DATE_IN_TEXT, OPEN_BOUND_WORDS, isCodeShaped, isQuantity } from './code-shapes.ts';
 import { findLabels, type Label } from './labels.ts';
+import { RANGES_NAMED, WILDCARD_TOKEN, gluedEnds, prefixOf, rangeOf, readsAsRange } from './rule-values.ts';
 import { tokenize } from './tokens.ts';
 
 /** What {@link extractLabelledIdentifiers} looks for. */
@@ -26,8 +27,12 @@ const NDC_TOKEN = new RegExp(
 /** A GS1 element string in brackets: `(01)00382903835164(10)A213B1`. */
 const GS1_TOKEN = /\(\d{2,4}\)\s?[^\s()]+(?:\s?\(\d{2,4}\)\s?[^\s()]+)*/y;
 const GS1_ANYWHERE = /(?<![A-Za-z0-9)])\(01\)\s?\d{14}(?:\s?\(\d{2,4}\)\s?[^\s()]+)*/g;
-/** `(01)` and a GTIN printed in digit groups, as on a drug carton: `(01) 0 0361958 01013 9`. */
-const GS1_GROUPED = /(?<![A-Za-z0-9)])\(01\)\s?(\d{1,13}(?: \d{1,13}){1,5})(?![\d(])/g;
+/**
+ * `(01)` and a GTIN printed in digit groups, as on a drug carton: `(01) 0 0361958 01013 9`, maybe with
+ * the element strings after it (`(17) 250101 (10) AB12`), spaces and all.
+ */
+const GS1_GROUPED =
+  /(?<![A-Za-z0-9)])\(01\)\s?(\d{1,13}(?: \d{1,13}){1,5})(?![\d(])((?:\s?\(\d{2,4}\)\s?[^\s()]+)*)/g;
 /** An AI (01) before a labelled barcode: `Barcode (01) 0 0361958 01013 9`. */
 const AI_01 = /\(01\)\s?/y;
 /** Any other UDI form (HIBCC, ICCBBA, bare GTIN): one run without spaces. */
@@ -46,6 +51,11 @@ const SEPARATOR =
 /** Nouns that make a number a count, not a lot: "Lot 5 cases". */
 const COUNT_NOUN =
   /\s+(?:units?|cases?|bottles?|boxes?|bags?|packages?|cartons?|pieces?|pcs|kits?|vials?|tubes?|jars?|cans?|trays?|pallets?|count)(?![A-Za-z])/iy;
+/** A lot written as a year and month and a plant's capitals: `2019/04 KT`. */
+const DATE_AND_PLANT = /((?:19|20)\d{2}\/(?:0[1-9]|1[0-2])) ([A-Z]{2,3})(?![A-Za-z0-9])/y;
+/** "between A2001 and A2310", "between 8029703 to 8031430": a range's two ends. */
+const BETWEEN =
+  /between\s+([A-Za-z0-9][A-Za-z0-9-]*)\s+(?:and|to)\s+([A-Za-z0-9][A-Za-z0-9-]*)(?![A-Za-z0-9])/iy;
 const RANGE_TO = new RegExp(String.raw`\s+(?:to|thru|through|until|[${DASH}~])\s+(?=[A-Za-z0-9])`, 'iy');
 /** An open bound: "3114 or older" stands for many codes. */
 const OPEN_BOUND = new RegExp(String.raw`\s+(?:or|and)\s+(?:${OPEN_BOUND_WORDS})(?![A-Za-z])`, 'iy');
@@ -121,6 +131,10 @@ class Collector implements CodeSink {
       this.found.push({ kind, value, normalized: n.normalized, confidence });
     }
     return true;
+  }
+
+  addRule(kind: IdentifierKind, value: string, normalized: string): void {
+    if (this.wants(kind)) this.found.push({ kind, value, normalized, confidence: 'inferred' });
   }
 
   /** A UDI and, when it carries one, its lot (AI 10) as a separate `lot`. */
@@ -232,6 +246,8 @@ function readCodes(
   kind: IdentifierKind,
   family: 'lot' | 'model',
   out: Collector,
+  rangesNamed: boolean,
+  dateCodes: boolean,
 ): void {
   readList(text, start, (at, index) => {
     let pos = at;
@@ -241,13 +257,52 @@ function readCodes(
       pos = nextItem(text, pos + between[0].length);
       if (pos < 0) return -1;
     }
+    // "KX2040GC*", "AB12xxxx": a prefix rule when the stem is long enough, else nothing; the list goes on.
+    const wildcard = sticky(WILDCARD_TOKEN, text, pos);
+    if (wildcard) {
+      const rule = prefixOf(wildcard[0]);
+      if (rule !== undefined) out.addRule(kind, wildcard[0], rule);
+      return pos + wildcard[0].length;
+    }
+    // "between 4400120 and 4400990" (or "… to …"): one rule when the ends share one shape, else the list ends.
+    const ends = family === 'lot' ? sticky(BETWEEN, text, pos) : null;
+    if (ends) {
+      const rule = rangeOf(ends[1]!, ends[2]!, dateCodes);
+      if (rule === undefined) return -1;
+      out.addRule(kind, ends[0].replace(/^between\s+/i, ''), rule);
+      return pos + ends[0].length;
+    }
+    // "2019/04 KT": a device lot written as its year and month and a plant's capitals is one lot.
+    const dated = family === 'lot' ? sticky(DATE_AND_PLANT, text, pos) : null;
+    if (dated && !STOP_WORDS.has(dated[2]!.toLowerCase())) {
+      out.add(kind, dated[0], 'inferred', MIN_CODE_LENGTH);
+      return pos + dated[0].length;
+    }
     const read = readCodeGroups(text, pos, family);
+    // "40512-41780 233006-235101": ranges glued by a dash, one rule each, in a text of ranges.
+    const token = sticky(CODE_TOKEN, text, pos)?.[0];
+    const glued = family === 'lot' && token !== undefined ? gluedEnds(token) : undefined;
+    if (glued !== undefined && readsAsRange(glued, rangesNamed) && endsCleanly(text, pos + token!.length)) {
+      out.addRule(kind, token!, rangeOf(glued[0], glued[1])!);
+      return pos + token!.length;
+    }
     if (!read) return -1;
     let end = read.end;
     if (!endsCleanly(text, end)) return -1;
     if (sticky(COUNT_NOUN, text, end)) return -1;
-    // "40012000 to 40098999": the two ends of a range are a family of codes, not codes.
-    if (sticky(RANGE_TO, text, end) || sticky(OPEN_BOUND, text, end)) return -1;
+    // "40012000 to 40098999": the two ends of a range are a family of codes, not codes; of lots, one rule.
+    const rangeTo = sticky(RANGE_TO, text, end);
+    if (rangeTo) {
+      if (family !== 'lot' || read.values.length !== 1) return -1;
+      const toAt = end + rangeTo[0].length;
+      const to = readCodeGroups(text, toAt, family);
+      if (to === null || to.values.length !== 1 || !endsCleanly(text, to.end)) return -1;
+      const rule = rangeOf(read.values[0]!, to.values[0]!, dateCodes);
+      if (rule === undefined) return -1;
+      out.addRule(kind, text.slice(pos, to.end), rule);
+      return to.end;
+    }
+    if (sticky(OPEN_BOUND, text, end)) return -1;
     for (const value of read.values) out.add(kind, value, 'inferred', MIN_CODE_LENGTH);
     const paren = sticky(PARENTHETICAL, text, end);
     if (paren) end += paren[0].length;
@@ -289,7 +344,15 @@ export function extractLabelledIdentifiers(text: string, opts: ExtractOptions = 
         break;
       case 'lot':
       case 'model':
-        readCodes(text, valueStart, label.kind, label.family, out);
+        readCodes(
+          text,
+          valueStart,
+          label.kind,
+          label.family,
+          out,
+          RANGES_NAMED.test(text.slice(Math.max(0, label.start - 80), valueStart)),
+          label.dateCodes,
+        );
         break;
     }
     if (label.family !== 'ndc' && label.family !== 'udi') {
@@ -311,7 +374,8 @@ export function extractLabelledIdentifiers(text: string, opts: ExtractOptions = 
     for (const m of text.matchAll(GS1_ANYWHERE)) out.addUdi(m[0].replace(/[.,;:]+$/, ''));
     for (const m of text.matchAll(GS1_GROUPED)) {
       const digits = m[1]!.replace(/ /g, '');
-      if (digits.length === 14) out.addUdi(`(01)${digits}`);
+      const rest = m[2]!.replace(/\s/g, '').replace(/[.,;:]+$/, '');
+      if (digits.length === 14 && !out.addUdi(`(01)${digits}${rest}`)) out.addUdi(`(01)${digits}`);
     }
   }
 

@@ -33,9 +33,9 @@ const LABEL = new RegExp(
     String.raw`|(?<batch>batch(?:es|\(es\))?(?:\s*\/\s*lots?)?)` +
     String.raw`|(?<datecode>date\s+codes?|julian(?:\s+(?:dates?|codes?))?)` +
     String.raw`|(?<lot>lot(?:s|\(s\))?(?:\s*\/\s*batch(?:es)?)?|(?:c[oó]digos?|n[uú]meros?)\s+de\s+lotes?|lotes?|(?:num[ée]ros?|codes?)\s+de\s+lots?|chargen(?:nummer|-?nr\.?))` +
-    String.raw`|(?<serial>serial(?=\s*(?:numbers?|nos?\b|#))|serials)` +
+    String.raw`|(?<serial>serial(?=\s*(?:numbers?|nos?\b|#))|serials|serial\s+ranges?)` +
     String.raw`|(?<model>models?(?:\(s\))?(?:\s*\/\s*(?:catalog(?:ue)?|SKU))?|modelos?|mod[eè]les?|P\/N|REF|SKUs?)` +
-    String.raw`|(?<modelq>(?:catalog(?:ue)?|cat\.?|part|item|product|style)(?=\s*(?:codes?|numbers?|nos?\b|nbr\b|#)))` +
+    String.raw`|(?<modelq>(?:catalog(?:ue)?|cat\.?|part|item|product(?:\s+identification)?|style)(?=\s*(?:codes?|numbers?|nos?\b|nbr\b|#)))` +
     String.raw`|(?<code>codes?)` +
     String.raw`)(?![A-Za-z])` +
     String.raw`(?<qualifier>[ \t]*(?:codes?|numbers?|nos?\.?|nbr\.?|num\.?)(?![A-Za-z]))?` +
@@ -66,7 +66,9 @@ function labelOf(m: RegExpExecArray, text: string): Label | null {
   const g = m.groups ?? {};
   const start = m.index;
   const end = start + m[0].length;
-  const of = g.filler !== undefined && g.filler.toLowerCase() === 'of';
+  // "a lot of", "codes of": not a label; "the serial range of the units" still is one.
+  const of =
+    g.filler !== undefined && g.filler.toLowerCase() === 'of' && !/^serial\s+ranges?$/i.test(g.serial ?? '');
   if (g.upc !== undefined) return labelAt('barcode', 'upc', start, end, of, false, false);
   if (g.ean !== undefined) return labelAt('barcode', 'ean', start, end, of, false, false);
   if (g.gtin !== undefined) return labelAt('barcode', 'gtin', start, end, of, false, false);

@@ -6,6 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { test, type TestContext } from 'node:test';
+import { prefixRule } from '../../../src/domain/identifiers/match-rules.ts';
 import { normaliseIdentifier } from '../../../src/domain/identifiers/normalise.ts';
 import { VALIDATION_SCORES } from '../../../src/ingest/extract/extraction-scores.ts';
 import { SOURCE_ADAPTERS } from '../../../src/ingest/registry.ts';
@@ -15,6 +16,7 @@ import {
   loadTruth,
   partOf,
   scoreExtraction,
+  stemOf,
   TRUTH_KINDS,
   TRUTH_PARTS,
   type SourceScore,
@@ -38,7 +40,7 @@ const SOURCES_WITH_REAL_RECORDS = [
   'us-fsis',
 ];
 
-test('the truth set is well formed: 700+ records over every source with real records, valid kinds, firm values that normalise', () => {
+test('the truth set is well formed: 700+ records over every source with real records, valid kinds, firm values that normalise, rules of models and lots', () => {
   const truth = loadTruth();
   assert.ok(truth.length >= MIN_RECORDS, `${truth.length} records`);
   assert.deepEqual([...new Set(truth.map((r) => r.source))].sort(), SOURCES_WITH_REAL_RECORDS);
@@ -53,9 +55,32 @@ test('the truth set is well formed: 700+ records over every source with real rec
     );
     for (const item of r.identifiers) {
       assert.ok(TRUTH_KINDS.has(item.kind), `${key}: kind ${item.kind}`);
-      assert.equal(typeof item.value, 'string');
+      if (item.range !== undefined) {
+        // A range: two printed ends, no value; firm only when the ends share one shape (else optional).
+        assert.equal(item.value, undefined, `${key}: a range item has no value`);
+        assert.equal(item.rule, undefined, `${key}: a range item is no prefix`);
+        assert.ok(['model', 'lot', 'batch'].includes(item.kind), `${key}: a range of ${item.kind}`);
+        assert.ok(
+          Array.isArray(item.range) &&
+            item.range.length === 2 &&
+            item.range.every((e) => typeof e === 'string'),
+          `${key}: a range has two printed ends`,
+        );
+        continue;
+      }
+      assert.equal(typeof item.value, 'string', `${key}: a value`);
+      const value = item.value!;
+      if (item.rule !== undefined) {
+        // A prefix: printed with its wildcard; firm only when its stem qualifies (5+ characters, a digit).
+        assert.equal(item.rule, 'prefix', `${key}: rule ${String(item.rule)}`);
+        assert.ok(['model', 'lot', 'batch'].includes(item.kind), `${key}: a prefix of ${item.kind}`);
+        assert.notEqual(stemOf(value), value, `${key}: "${value}" is printed with its wildcard`);
+        if (!item.ambiguous)
+          assert.ok(prefixRule(stemOf(value)) !== undefined, `${key}: firm prefix "${value}" qualifies`);
+        continue;
+      }
       if (!item.ambiguous)
-        assert.ok(normaliseIdentifier(item.kind, item.value).ok, `${key}: ${item.kind} "${item.value}"`);
+        assert.ok(normaliseIdentifier(item.kind, value).ok, `${key}: ${item.kind} "${value}"`);
     }
   }
   // Traps: records that name no identifier, where any extraction is a false match.
@@ -106,7 +131,7 @@ test('validation part: precision 0.98 and recall 0.93 per source, exactly the fi
   const result = await scores(t, 'validation');
   for (const s of result ?? []) {
     // Counts only: the validation part's misses are never listed, so no rule is written from them.
-    const counts = `${s.correct}/${s.extractions} correct, ${s.found}/${s.firm} found`;
+    const counts = `${s.correct}/${s.extractions} correct, ${s.found}/${s.firm} found, ${s.exact}/${s.records} records exactly right`;
     assert.ok(
       s.precision >= BARS.validation.precision,
       `${s.source}: precision ${s.precision.toFixed(3)} (${counts})`,
@@ -114,8 +139,69 @@ test('validation part: precision 0.98 and recall 0.93 per source, exactly the fi
     assert.ok(s.recall >= BARS.validation.recall, `${s.source}: recall ${s.recall.toFixed(3)} (${counts})`);
     assert.deepEqual(
       VALIDATION_SCORES[s.source],
-      { records: s.records, firm: s.firm, found: s.found, extractions: s.extractions, correct: s.correct },
+      {
+        records: s.records,
+        firm: s.firm,
+        found: s.found,
+        extractions: s.extractions,
+        correct: s.correct,
+        exact: s.exact,
+      },
       `${s.source}: src/ingest/extract/extraction-scores.ts and docs/extraction.md state what is measured (${counts}); re-measure and update both, with the date`,
     );
   }
+});
+
+test('scoring: a prefix item and a range item match the rule extracted for them; records read exactly right are counted', () => {
+  const rule = (kind: 'model' | 'lot', value: string, normalized: string) => ({
+    kind,
+    value,
+    normalized,
+    confidence: 'inferred' as const,
+  });
+  const truth = [
+    {
+      source: 'us-cpsc',
+      record_id: '1',
+      identifiers: [
+        { kind: 'model' as const, value: 'QZ7310LM*', rule: 'prefix' as const },
+        { kind: 'model' as const, value: 'QZ73xx', rule: 'prefix' as const, ambiguous: true },
+        { kind: 'lot' as const, range: ['70021000', '70029999'] as [string, string] },
+        // Ends of two shapes: optional whatever the label says.
+        { kind: 'lot' as const, range: ['7A00', '7999'] as [string, string] },
+      ],
+    },
+    {
+      source: 'us-cpsc',
+      record_id: '2',
+      identifiers: [{ kind: 'model' as const, value: 'RT-4410B' }],
+    },
+    {
+      source: 'us-cpsc',
+      record_id: '3',
+      identifiers: [{ kind: 'lot' as const, range: ['C1200', 'C1299'] as [string, string] }],
+    },
+  ];
+  const extracted = new Map([
+    [
+      'us-cpsc 1',
+      [rule('model', 'QZ7310LM*', 'QZ7310LM*'), rule('lot', '70021000-70029999', '70021000..70029999')],
+    ],
+    ['us-cpsc 2', [rule('model', 'RT-4410B', 'RT4410B'), rule('model', 'RT4410', 'RT4410')]],
+    // The same range as a model is another family: a miss and a false positive.
+    ['us-cpsc 3', [rule('model', 'C1200-C1299', 'C1200..C1299')]],
+  ]);
+  const [s] = scoreExtraction(truth, extracted);
+  assert.deepEqual(
+    {
+      firm: s!.firm,
+      optional: s!.optional,
+      found: s!.found,
+      extractions: s!.extractions,
+      correct: s!.correct,
+      exact: s!.exact,
+    },
+    { firm: 4, optional: 2, found: 3, extractions: 5, correct: 3, exact: 1 },
+  );
+  assert.match(formatScores([s!]), /exactly right 0\.333 \(1\/3\)/);
 });

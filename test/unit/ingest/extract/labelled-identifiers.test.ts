@@ -234,10 +234,18 @@ const NOTHING: [string, string][] = [
   ['model years', 'Model Year 2019, models 2017-2019'],
   ['short codes', 'Lot 12'],
   ['not an identifier after the label', 'Lot: see attached list'],
-  ['serial numbers as ranges', 'Serial numbers 40012000 to 40098999'],
+  [
+    'a range whose ends differ in shape',
+    'Serial numbers QX1200 to QY1300 and serial numbers 1200 through 13000',
+  ],
   ['serial numbers as prefixes', 'serial numbers starting with FC32 and ending in 211'],
   ['open bounds', 'Serial numbers 3114 or older are affected; lot 22C15 and later'],
-  ['a range of date codes in two groups', 'Only date codes 2023 32-58 through 2024 13-58 are affected.'],
+  ['ends in groups whose shapes differ', 'Serial numbers 19K 0000000 000 to 22C 9999999 999 are affected.'],
+  ['a month-first date-code range', 'Date codes for doors range from 031924 to 060524.'],
+  [
+    'a wildcard masking a position',
+    'Serial numbers containing the date code (e.g., xxxxx2308xxxxx) are affected.',
+  ],
   ['wildcards and formats', 'Date Code (in Serial Number) 911XXXXXX, a date code formatted as 20XX YY-58'],
   ['battery types and sizes', 'Model numbers CR2032, LR44/357, 2XL and 50mm/55mm/65mm'],
   ['zip and promo codes', 'zip code 60510 and promo code 12345'],
@@ -330,17 +338,21 @@ test('a model list introduced by a colon, after other words, separated by spaces
   );
 });
 
-test('a table of models and serial-number ranges gives the models; the ranges are families, not codes', () => {
+test('a table of models and serial-number ranges gives the models and one range rule per range', () => {
   assert.deepEqual(
     ids(
       'Model Number Serial Number Range FCRE3052BW VF34618193 thru VF34618322 FCRE305CBW VF34601466 thru VF34601608 FCRG3051BB VF34508449 thru VF34508592',
     ),
     [
+      'lot:VF34508449..VF34508592:inferred:VF34508449 thru VF34508592',
+      'lot:VF34601466..VF34601608:inferred:VF34601466 thru VF34601608',
+      'lot:VF34618193..VF34618322:inferred:VF34618193 thru VF34618322',
       'model:FCRE3052BW:inferred:FCRE3052BW',
       'model:FCRE305CBW:inferred:FCRE305CBW',
       'model:FCRG3051BB:inferred:FCRG3051BB',
     ],
   );
+  // First and last serial numbers in two columns: ends of two lengths are no rule.
   assert.deepEqual(
     ids(
       'Refrigerator Model First serial number Last serial number GDIM-49NT 9466976 10040916 GDM-45 9344197 10010080 GDM-47 9300299 10010063',
@@ -370,6 +382,8 @@ test('a header ending "Serial Number End" is no open bound; a model\'s other des
       'Only boilers with the following model and serial numbers are included in the recall: Model Serial Number Start Serial Number End 020-410B2 / QZ 310-NG QZA-0310-100001 QZA-0310-100999 020-411B2 / QZ 310-LP QZA-0310-200001 QZA-0310-200999',
     ),
     [
+      'lot:QZA0310100001..QZA0310100999:inferred:QZA-0310-100001 QZA-0310-100999',
+      'lot:QZA0310200001..QZA0310200999:inferred:QZA-0310-200001 QZA-0310-200999',
       'model:020410B2:inferred:020-410B2',
       'model:020411B2:inferred:020-411B2',
       'model:QZ310LP:inferred:QZ 310-LP',
@@ -381,19 +395,23 @@ test('a header ending "Serial Number End" is no open bound; a model\'s other des
   assert.deepEqual(ids('Lights with model numbers starting with QE1122 and QE1145 are included.'), []);
 });
 
-test('a range column holds only pairs of ends: a lone code in it is no lot, unless the header allows singles', () => {
+test('a range column holds only pairs of ends, each a rule: a lone code in it is no lot, unless the header allows singles', () => {
   // A serial prefix in its own column, and a variant after the last row, are not lots.
   assert.deepEqual(
     ids(
       'The following models and serial number ranges are included: Product Name Item Code Serial Number Range Start Serial Number Range End Widget Solo QB110 Widget Series QB044936 QB147874 QB155 Widget Series QB045337 QB147522 QB175 Widget Series QB044728 QB148532 ZQ4865G/BK/P',
     ),
     [
+      'lot:QB044728..QB148532:inferred:QB044728 QB148532',
+      'lot:QB044936..QB147874:inferred:QB044936 QB147874',
+      'lot:QB045337..QB147522:inferred:QB045337 QB147522',
       'model:QB110:inferred:QB110',
       'model:QB155:inferred:QB155',
       'model:QB175:inferred:QB175',
       'model:ZQ4865GBKP:inferred:ZQ4865G/BK/P',
     ],
   );
+  // Ends after a prefix column are no whole serial numbers: no rule.
   assert.deepEqual(
     ids(
       'The following models and serial number ranges are included. Serial Number Range Model Year Prefix Min Max 2021 Q2D 0000625 0000880 2022 Q0D 0513701 0514498 Q0E 0502001 0502134',
@@ -555,7 +573,7 @@ test('mergeIdentifiers deduplicates by (kind, normalized), keeps the surest conf
 
 // --- error classes found on records no rule was written from (issue 27) -----------------------
 
-test('a range glued by a dash is no lot: date-code spans and long serial spans', () => {
+test('a range glued by a dash is no lot: date-code spans give nothing, long serial spans a range rule', () => {
   assert.deepEqual(ids('Only model number 55012 and date codes 22/4-24/11 are affected.'), [
     'model:55012:inferred:55012',
   ]);
@@ -563,19 +581,30 @@ test('a range glued by a dash is no lot: date-code spans and long serial spans',
     ids('Model Date Codes 41120 03/2021-08/2022 41125 09/2022-01/2024 41130 02/2024-05/2024'),
     ['model:41120:inferred:41120', 'model:41125:inferred:41125', 'model:41130:inferred:41130'],
   );
-  assert.deepEqual(ids('Serial numbers 5100200-5100999 are included.'), []);
+  assert.deepEqual(ids('Serial numbers 5100200-5100999 are included.'), [
+    'lot:5100200..5100999:inferred:5100200-5100999',
+  ]);
   // A batch with a dash whose parts differ in shape or length stays one value.
   assert.deepEqual(ids('Batch 21-096 only.'), ['batch:21096:inferred:21-096']);
 });
 
-test('"between … and …" gives the bounds of a serial range, not models', () => {
+test('"between … and …" gives a serial range as one rule, not models', () => {
   assert.deepEqual(
     ids(
       'The minifridge model TQFR220 is affected. Model Number Serial Number TQFR220 Between K4001 and K4890',
     ),
-    ['model:TQFR220:inferred:TQFR220'],
+    ['lot:K4001..K4890:inferred:K4001 and K4890', 'model:TQFR220:inferred:TQFR220'],
   );
-  assert.deepEqual(ids('Serial numbers between 4400120 and 4400990 are affected.'), []);
+  assert.deepEqual(ids('Serial numbers between 4400120 and 4400990 are affected.'), [
+    'lot:4400120..4400990:inferred:4400120 and 4400990',
+  ]);
+  // A parenthesis after the first end, and ends in groups that mirror each other.
+  assert.deepEqual(ids('serial numbers between 40712 (built in week 7) and 40748 are affected'), [
+    'lot:40712..40748:inferred:40712 (built in week 7) and 40748',
+  ]);
+  assert.deepEqual(ids('Serial No. Between 41220 3310 and 41220 3399'), [
+    'lot:412203310..412203399:inferred:41220 3310 and 41220 3399',
+  ]);
 });
 
 test('marketplace codes are no lots, and "ASIN" is no model', () => {
@@ -637,4 +666,224 @@ test('a brand between the model numbers of a list does not end it; a model name 
     'model:KX420C:inferred:KX-420C',
   ]);
   assert.deepEqual(ids('Models KX-200A and Deluxe 3000 are included.'), ['model:KX200A:inferred:KX-200A']);
+});
+
+// --- match rules: wildcards and ranges (issue 36) ----------------------------------------------
+
+test('class 1: wildcard models in a list or a table are prefix rules; a stem under 5 characters gives nothing', () => {
+  assert.deepEqual(ids('Model Numbers QK2040GC* QK2050GC* QK2060* AB12* are included.'), [
+    'model:QK2040GC*:inferred:QK2040GC*',
+    'model:QK2050GC*:inferred:QK2050GC*',
+    'model:QK2060*:inferred:QK2060*',
+  ]);
+  assert.deepEqual(
+    ids(
+      'The following models are included: Model Description QK2040GC* Cordless Drill QK3050* Impact Driver RX9xxxx Saw',
+    ),
+    ['model:QK2040GC*:inferred:QK2040GC*', 'model:QK3050*:inferred:QK3050*'],
+  );
+  assert.deepEqual(ids('Model number 7TRS40XXX is printed on the label.'), [
+    'model:7TRS40*:inferred:7TRS40XXX',
+  ]);
+  assert.deepEqual(ids('Model numbers AB12xxxx and CD3xxx are affected.'), []);
+  // Two lower-case x are a wildcard; two capitals may be printed as part of a model.
+  assert.deepEqual(ids('Serial numbers QP5221803xx and QP5221804xx'), [
+    'lot:QP5221803*:inferred:QP5221803xx',
+    'lot:QP5221804*:inferred:QP5221804xx',
+  ]);
+  assert.deepEqual(ids('Model MX100XX'), ['model:MX100XX:inferred:MX100XX']);
+  // Serial numbers printed with a run of x are lot prefixes.
+  assert.deepEqual(
+    ids(
+      'Only units with serial numbers beginning with the following numbers are included: ZP4410233xxxxx ZP4410234xxxxx. The serial number is on the base.',
+    ),
+    ['lot:ZP4410233*:inferred:ZP4410233xxxxx', 'lot:ZP4410234*:inferred:ZP4410234xxxxx'],
+  );
+});
+
+test('class 2: each serial range is one rule, glued ones in a row included, whatever word joins its ends', () => {
+  assert.deepEqual(
+    ids('Serial numbers within one of these ranges: 40512-41780 233006-235101 880100-880955 are included.'),
+    [
+      'lot:233006..235101:inferred:233006-235101',
+      'lot:40512..41780:inferred:40512-41780',
+      'lot:880100..880955:inferred:880100-880955',
+    ],
+  );
+  assert.deepEqual(
+    ids(
+      'Units with serial numbers 40012000 through 40098999, lots A2001 thru A2308 and lot numbers Q10450 to Q10499.',
+    ),
+    [
+      'lot:40012000..40098999:inferred:40012000 through 40098999',
+      'lot:A2001..A2308:inferred:A2001 thru A2308',
+      'lot:Q10450..Q10499:inferred:Q10450 to Q10499',
+    ],
+  );
+  assert.deepEqual(ids('Serial numbers 40012000 to 40098999'), [
+    'lot:40012000..40098999:inferred:40012000 to 40098999',
+  ]);
+  assert.deepEqual(
+    ids('Only blowers with serial numbers ranging from 551200117 to 551916107 are included.'),
+    ['lot:551200117..551916107:inferred:551200117 to 551916107'],
+  );
+  // A short glued pair outside a text of ranges stays one lot with a dash.
+  assert.deepEqual(ids('Lot 12345-12399 only.'), ['lot:1234512399:inferred:12345-12399']);
+});
+
+test('class 3: a two-column table flattened into prose gives each cell its column: serial numbers are lots', () => {
+  assert.deepEqual(ids('Model Number Serial Numbers MX100 GK2301, GK2302 DB60M / DB60P GK2401, GK2402'), [
+    'lot:GK2301:inferred:GK2301',
+    'lot:GK2302:inferred:GK2302',
+    'lot:GK2401:inferred:GK2401',
+    'lot:GK2402:inferred:GK2402',
+    'model:DB60M:inferred:DB60M',
+    'model:DB60P:inferred:DB60P',
+    'model:MX100:inferred:MX100',
+  ]);
+  // A "(first N digits)" serial column gives prefix rules, never models; too short a beginning gives nothing.
+  assert.deepEqual(
+    ids('Model Numbers Serial Numbers (first 8 digits) 24110007 42KM50-01 or 42KM50-02 24120015 42KM60-01'),
+    [
+      'lot:24110007*:inferred:24110007*',
+      'lot:24120015*:inferred:24120015*',
+      'model:42KM5001:inferred:42KM50-01',
+      'model:42KM5002:inferred:42KM50-02',
+      'model:42KM6001:inferred:42KM60-01',
+    ],
+  );
+  assert.deepEqual(
+    ids('Model Numbers Serial Numbers (first 4 digits) 2411 42KM50-01 or 42KM50-02 2412 42KM60-01'),
+    [
+      'model:42KM5001:inferred:42KM50-01',
+      'model:42KM5002:inferred:42KM50-02',
+      'model:42KM6001:inferred:42KM60-01',
+    ],
+  );
+});
+
+test('class 4: range ends with spaces inside are one rule when they mirror each other, else nothing, never fragments', () => {
+  assert.deepEqual(ids('Serial numbers 19K 0000000 000 to 22C 9999999 999 are affected.'), []);
+  assert.deepEqual(ids('Only date codes 2023 32-58 through 2024 13-58 are affected.'), [
+    'lot:20233258..20241358:inferred:2023 32-58 through 2024 13-58',
+  ]);
+  assert.deepEqual(ids('Lot numbers 17348 L24 - 23320 K26 are affected.'), []);
+});
+
+test('class 5: lists after an introducing sentence, after long product names, and codes starting with a digit', () => {
+  assert.deepEqual(
+    ids(
+      'The following model numbers are included in this recall: Zephyra ZR4410 ZR4420 ZR4430 Kestrel KT200A KT300A',
+    ),
+    [
+      'model:KT200A:inferred:KT200A',
+      'model:KT300A:inferred:KT300A',
+      'model:ZR4410:inferred:ZR4410',
+      'model:ZR4420:inferred:ZR4420',
+      'model:ZR4430:inferred:ZR4430',
+    ],
+  );
+  // Colours name a listing's variants: the codes are models, the colours nothing.
+  assert.deepEqual(
+    ids(
+      'The recalled bowls are: Pet Bowls Stainless Steel Elevated Raised Double Food Tray Model QB10004GR Gray QB10004BE Beige QB10004PK Pink. The bowls',
+    ),
+    [
+      'model:QB10004BE:inferred:QB10004BE',
+      'model:QB10004GR:inferred:QB10004GR',
+      'model:QB10004PK:inferred:QB10004PK',
+    ],
+  );
+  assert.deepEqual(ids('Model QK100 Black is sold with a Red lid.'), ['model:QK100:inferred:QK100']);
+  assert.deepEqual(
+    ids('Acme Model Numbers 1PAC10000 1PAC12000 1PAC14000 Bolt Model Numbers 2PBC100 2PBC200'),
+    [
+      'model:1PAC10000:inferred:1PAC10000',
+      'model:1PAC12000:inferred:1PAC12000',
+      'model:1PAC14000:inferred:1PAC14000',
+      'model:2PBC100:inferred:2PBC100',
+      'model:2PBC200:inferred:2PBC200',
+    ],
+  );
+});
+
+test('a range whose first end is one group ends after one group: a row label after it is not its second group', () => {
+  assert.deepEqual(
+    ids('Serial Number Range QT432C1210CA00002 - QT432C1606CA00200 T40 (QT433) QT4331201BD00466'),
+    ['lot:QT432C1210CA00002..QT432C1606CA00200:inferred:QT432C1210CA00002 - QT432C1606CA00200'],
+  );
+});
+
+test('a GS1 string whose GTIN is printed in groups keeps its element strings: the lot inside is a lot', () => {
+  assert.deepEqual(ids('UDI (01) 0 0361958 01013 9 (17) 250101 (10) QB12'), [
+    'lot:QB12:extracted:QB12',
+    'udi:00361958010139:extracted:(01)00361958010139(17)250101(10)QB12',
+  ]);
+  assert.deepEqual(ids('The carton reads (01) 00361958 010139 (10) 77Q1.'), [
+    'lot:77Q1:extracted:77Q1',
+    'udi:00361958010139:extracted:(01)00361958010139(10)77Q1',
+  ]);
+});
+
+test('a device lot written as year/month and a plant code is one lot', () => {
+  assert.deepEqual(ids('Lot numbers: 2019/04 QT, 2019/05 QT and 2019/07 QT.'), [
+    'lot:201904QT:inferred:2019/04 QT',
+    'lot:201905QT:inferred:2019/05 QT',
+    'lot:201907QT:inferred:2019/07 QT',
+  ]);
+  assert.deepEqual(ids('Lot 2019/04 AND more'), []);
+});
+
+test("a range's first end starts a table's body even when its case keeps it out of every column", () => {
+  assert.deepEqual(
+    ids('Serial Number Range Zap qZ0041591 through qZ0044486 Zap Max qZP000401 through qZP000422'),
+    [
+      'lot:QZ0041591..QZ0044486:inferred:qZ0041591 through qZ0044486',
+      'lot:QZP000401..QZP000422:inferred:qZP000401 through qZP000422',
+    ],
+  );
+});
+
+test('"the serial range of … is" heads a range; "a lot of" still heads nothing', () => {
+  assert.deepEqual(ids('The serial range of the recalled Q-Series carts is 000000 to 014034.'), [
+    'lot:000000..014034:inferred:000000 to 014034',
+  ]);
+  assert.deepEqual(ids('A lot of 40 units was shipped.'), []);
+});
+
+test("a dash between a code and a name of another shape is no range; ranges count as a table's rows", () => {
+  assert.deepEqual(
+    ids(
+      'Model Number / Name Serial Number Range QR0894 - 18Volt Brushless Nailer QC21146D220001 - QC24165N220001 QR0895 - 18Volt Framing Nailer QC21275D220001 - QC24165N220001',
+    ),
+    ['model:QR0894:inferred:QR0894', 'model:QR0895:inferred:QR0895'],
+  );
+});
+
+test('revision marks in brackets after a model are no models', () => {
+  assert.deepEqual(
+    ids(
+      'This recall involves carrier bearings sold for the Q-Cart in the identified date ranges: RECALLED CARRIER BEARING MODEL Q-CART PURCHASE DATE RANGE QEA01-001 4/13/17 through 4/27/19 QEA01-002 5/19/18 through 1/22/19 QEA01-005 (Rev A00 and A01) 1/25/19 through 9/2/22',
+    ),
+    [
+      'model:QEA01001:inferred:QEA01-001',
+      'model:QEA01002:inferred:QEA01-002',
+      'model:QEA01005:inferred:QEA01-005',
+    ],
+  );
+});
+
+test('"Product Identification Number" heads a table of model numbers', () => {
+  assert.deepEqual(
+    ids(
+      'The recalled mugs have one of the following product identification numbers printed on the bottom. Name Size Product Identification Number Trailhead 12 ounces 40-01437 16 ounces 40-01436, 40-02211 Trigger 12 ounces 40-02033, 40-02779',
+    ),
+    [
+      'model:4001436:inferred:40-01436',
+      'model:4001437:inferred:40-01437',
+      'model:4002033:inferred:40-02033',
+      'model:4002211:inferred:40-02211',
+      'model:4002779:inferred:40-02779',
+    ],
+  );
 });

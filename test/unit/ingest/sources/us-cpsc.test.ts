@@ -94,8 +94,12 @@ const EXPECTED_IDENTIFIERS: Record<string, Expected[]> = {
     ['model', '206A0000', '206A0000', 'inferred'],
     ['model', '206A0001', '206A0001', 'inferred'],
   ],
-  // "Model Name/ Number Serial Number(s) or Range TRX Series II / TRX150 3314306C8 (…)": serial numbers are lots.
+  // "Model Name/ Number Serial Number(s) or Range TRX Series II / TRX150 3314306C8 (…-…)": serial numbers are
+  // lots, and each range glued by a dash in a text of ranges is one range rule.
   '10306': [
+    ['lot', '242740000006-250220000014', '242740000006..250220000014', 'inferred'],
+    ['lot', '242750000127-250410000051', '242750000127..250410000051', 'inferred'],
+    ['lot', '242830000177-250130000073', '242830000177..250130000073', 'inferred'],
     ['lot', '3314306C8', '3314306C8', 'inferred'],
     ['lot', '3314307C8', '3314307C8', 'inferred'],
     ['lot', '3314308C8', '3314308C8', 'inferred'],
@@ -195,9 +199,9 @@ test('identifier counts by kind and confidence over the 750 real records', (t) =
   // A census, not a reading: a change here means extraction changed; the truth-set test
   // (test/unit/ingest/identifier-truth.test.ts) says whether for the better.
   assert.deepEqual(Object.fromEntries([...counts].sort()), {
-    'batch:inferred': 41,
-    'lot:inferred': 188,
-    'model:inferred': 1943,
+    'batch:inferred': 42,
+    'lot:inferred': 400,
+    'model:inferred': 1955,
     'upc:exact': 129,
     'upc:extracted': 28,
     'vin:extracted': 7,
