@@ -27,17 +27,19 @@ type RuleFamily = 'model' | 'lot';
 /** A stored rule, read from its `normalized` form. */
 export type MatchRule = { rule: 'prefix'; stem: string } | { rule: 'range'; from: string; to: string };
 
+/** A rule's stored form: `STEM*` or `FROM..TO` of `A-Z0-9` (a `udi` form such as `hibcc:…` is never one). */
+const RULE_FORM = /^([A-Z0-9]+)(?:\*|\.\.([A-Z0-9]+))$/;
+
 /** The rule a stored `normalized` form is, or undefined for an exact value. */
 export function parseRule(normalized: string): MatchRule | undefined {
-  if (normalized.endsWith('*')) return { rule: 'prefix', stem: normalized.slice(0, -1) };
-  const at = normalized.indexOf('..');
-  if (at === -1) return undefined;
-  return { rule: 'range', from: normalized.slice(0, at), to: normalized.slice(at + 2) };
+  const m = RULE_FORM.exec(normalized);
+  if (m === null) return undefined;
+  return m[2] === undefined ? { rule: 'prefix', stem: m[1]! } : { rule: 'range', from: m[1]!, to: m[2] };
 }
 
 /** Whether a stored `normalized` form is a rule. */
 export function isRule(normalized: string): boolean {
-  return normalized.endsWith('*') || normalized.includes('..');
+  return RULE_FORM.test(normalized);
 }
 
 /** A value's shape: each digit as `0`, letters as they are (`A2001` → `A0000`). */
@@ -100,7 +102,9 @@ export function ruleKey(family: RuleFamily, rule: MatchRule): string {
 /** The bucket keys a normalised value of `family` probes for the rules that may hold it. */
 export function ruleProbeKeys(family: RuleFamily, value: string): string[] {
   const keys: string[] = [];
-  for (const b of STEM_BUCKETS) if (b <= value.length) keys.push(`${family}*${value.slice(0, b)}`);
+  // A stem holds a digit, so a value without one starts with none.
+  if (hasDigit(value))
+    for (const b of STEM_BUCKETS) if (b <= value.length) keys.push(`${family}*${value.slice(0, b)}`);
   if (value.length >= MIN_RANGE_END_LENGTH) {
     const shape = shapeOf(value);
     for (const b of RANGE_BUCKETS)
