@@ -283,7 +283,7 @@ describe('match rules: prefixes and ranges of models and lots', () => {
         .filter(
           ({ text }) => /match_key/.test(text) && /from\s+"identifiers"|from\s+json_each|unnest/i.test(text),
         );
-      assert.equal(probes.length, 2, 'the lookup statement and the check hits statement');
+      assert.equal(probes.length, 3, "the lookup's exact and rule probes, and the check's hits statement");
       for (const { text, params } of probes) {
         const explain = TEST_ENGINE === 'postgres' ? `EXPLAIN ${text}` : `EXPLAIN QUERY PLAN ${text}`;
         const plan = (await raw.prepare<Record<string, string>>(explain).all(params))

@@ -6,8 +6,9 @@
  * Each rule is stored under one bucket key, and a supplied value probes the few buckets it can fall in, so a
  * lookup reads only the rules that share a bucket with it, by index, and `ruleMatches` confirms each:
  * - a prefix rule's bucket is its stem cut to the longest of {@link STEM_BUCKETS} that fits;
- * - a range's bucket is its ends' shape (digits as `0`, letters as they are) and their common beginning cut
- *   to the longest of {@link RANGE_BUCKETS} that fits: a value inside the range shares both.
+ * - a range's bucket is its ends' shape (digits as `0`, letters as they are) and the digits of their common
+ *   beginning (its letters are in the shape) cut to the longest of {@link RANGE_BUCKETS} that fits: a value
+ *   inside the range has that shape and begins with that common beginning.
  */
 import { normaliseTextCode } from './text-codes.ts';
 
@@ -16,10 +17,14 @@ export const MIN_STEM_LENGTH = 5;
 /** A range's ends have at least this many characters. */
 export const MIN_RANGE_END_LENGTH = 4;
 
-/** The lengths a stem is cut to for its bucket: a value probes each that it reaches. */
-const STEM_BUCKETS = [5, 8, 12, 16, 24, 32, 48, 64] as const;
-/** The lengths a range's common beginning is cut to for its bucket. */
-const RANGE_BUCKETS = [0, 2, 4, 6, 8, 12, 16, 24, 32, 48, 64] as const;
+/**
+ * The lengths a stem is cut to for its bucket (a value probes each that it reaches), and those the digits of
+ * a range's common beginning are. Few and short, so that a value probes three buckets at most and the values
+ * of a catalogue check share most of theirs (the statement reads each key once); long enough that a bucket
+ * holds the rules of one product family, not all of a shape.
+ */
+const STEM_BUCKETS = [4] as const;
+const RANGE_BUCKETS = [0, 2] as const;
 
 /** The families whose values rules name: models, and lots (lot, batch and serial numbers). */
 type RuleFamily = 'model' | 'lot';
@@ -48,6 +53,9 @@ function shapeOf(value: string): string {
 }
 
 const hasDigit = (value: string) => /[0-9]/.test(value);
+
+/** A value's digits, in order (`12A34` → `1234`). */
+const digitsOf = (value: string) => value.replace(/[^0-9]/g, '');
 
 /** The normalized form of the prefix rule a printed stem names (`KX-2040GC` → `KX2040GC*`), if it may be one. */
 export function prefixRule(stem: string): string | undefined {
@@ -96,19 +104,21 @@ export function ruleKey(family: RuleFamily, rule: MatchRule): string {
     return `${family}*${rule.stem.slice(0, bucket(STEM_BUCKETS, rule.stem.length))}`;
   let common = 0;
   while (common < rule.from.length && rule.from[common] === rule.to[common]) common++;
-  return `${family}..${shapeOf(rule.from)}:${rule.from.slice(0, bucket(RANGE_BUCKETS, common))}`;
+  const digits = digitsOf(rule.from.slice(0, common));
+  return `${family}..${shapeOf(rule.from)}:${digits.slice(0, bucket(RANGE_BUCKETS, digits.length))}`;
 }
 
 /** The bucket keys a normalised value of `family` probes for the rules that may hold it. */
 export function ruleProbeKeys(family: RuleFamily, value: string): string[] {
   const keys: string[] = [];
-  // A stem holds a digit, so a value without one starts with none.
-  if (hasDigit(value))
+  // A stem has at least MIN_STEM_LENGTH characters and a digit, so a value under one has them too.
+  if (value.length >= MIN_STEM_LENGTH && hasDigit(value))
     for (const b of STEM_BUCKETS) if (b <= value.length) keys.push(`${family}*${value.slice(0, b)}`);
   if (value.length >= MIN_RANGE_END_LENGTH) {
     const shape = shapeOf(value);
+    const digits = digitsOf(value);
     for (const b of RANGE_BUCKETS)
-      if (b <= value.length) keys.push(`${family}..${shape}:${value.slice(0, b)}`);
+      if (b <= digits.length) keys.push(`${family}..${shape}:${digits.slice(0, b)}`);
   }
   return keys;
 }

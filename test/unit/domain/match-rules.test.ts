@@ -1,7 +1,7 @@
 /** Match rules: prefixes and ranges of models and lots (../shared/spec/identifiers.md, "Match rules"). */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { lookupKeys, matchesValue, storageKeys } from '../../../src/domain/identifiers/match-keys.ts';
+import { lookupKeys, storageKeys } from '../../../src/domain/identifiers/match-keys.ts';
 import {
   isRule,
   parseRule,
@@ -21,7 +21,7 @@ function found(
   const n = normaliseIdentifier(kind, supplied);
   assert.ok(n.ok, supplied);
   const keys = lookupKeys(n.kind, n.normalized);
-  return keys.matchKeys.includes(storageKeys(storedKind, rule).matchKey) && matchesValue(rule, n.normalized);
+  return keys.ruleKeys.includes(storageKeys(storedKind, rule).matchKey) && ruleMatches(rule, n.normalized);
 }
 
 describe('match rules', () => {
