@@ -414,7 +414,9 @@ function ruleIdentifier(kind: IdentifierKind, value: string, normalized: string 
 /**
  * The match rules a record names besides its identifiers, drawn from their own stream (`rng`) so that
  * every other field of the corpus is what a generator without rules makes: a model stem (`KXM-204*`),
- * a lot stem (`12A34*`) or a range of lots of one shape (`L204100-L204399`, `12A3000-12A3250`).
+ * a lot stem (`12A345*`), a narrow range of lots of the lots' own shape (`12A3000-12A3250`) or a range of
+ * 8-digit serial numbers (`40012000-40014999`). Like the agencies' rules, they hold the odd value of another
+ * recall (about one lot in 300 at 200 k), not a share of every value.
  */
 function ruleIdentifiers(rng: Rng, shape: SourceShape): Identifier[] {
   const out: Identifier[] = [];
@@ -425,14 +427,15 @@ function ruleIdentifiers(rng: Rng, shape: SourceShape): Identifier[] {
     out.push(ruleIdentifier('model', `${stem}*`, prefixRule(stem)));
   }
   if (lot !== undefined && rng.chance(LOT_PREFIX_SHARE)) {
-    const stem = `${rng.digits(2)}${rng.alnum(1, 'ABCDEFGHJK')}${rng.digits(2)}`;
+    const stem = `${rng.digits(2)}${rng.alnum(1, 'ABCDEFGHJK')}${rng.digits(3)}`;
     out.push(ruleIdentifier(lot.kind, `${stem}*`, prefixRule(stem)));
   }
   if (lot !== undefined && rng.chance(LOT_RANGE_SHARE)) {
-    const head = rng.chance(0.5) ? 'L' : `${rng.digits(2)}${rng.alnum(1, 'ABCDEFGHJK')}`;
-    const width = 7 - head.length;
-    const from = rng.int(10 ** width - 3000);
-    const [a, b] = [from, from + rng.range(10, 2500)].map((n) => `${head}${pad(n, width)}`);
+    const [head, width, span] = rng.chance(0.5)
+      ? [`${rng.digits(2)}${rng.alnum(1, 'ABCDEFGHJK')}`, 4, 300]
+      : ['', 8, 5000];
+    const from = rng.int(10 ** width - span);
+    const [a, b] = [from, from + rng.range(10, span)].map((n) => `${head}${pad(n, width)}`);
     out.push(ruleIdentifier(lot.kind, `${a}-${b}`, rangeRule(a!, b!)));
   }
   return out;

@@ -110,15 +110,14 @@ export function ruleKey(family: RuleFamily, rule: MatchRule): string {
 
 /** The bucket keys a normalised value of `family` probes for the rules that may hold it. */
 export function ruleProbeKeys(family: RuleFamily, value: string): string[] {
+  if (value.length < MIN_RANGE_END_LENGTH) return [];
   const keys: string[] = [];
+  const digits = digitsOf(value);
   // A stem has at least MIN_STEM_LENGTH characters and a digit, so a value under one has them too.
-  if (value.length >= MIN_STEM_LENGTH && hasDigit(value))
+  if (value.length >= MIN_STEM_LENGTH && digits.length > 0)
     for (const b of STEM_BUCKETS) if (b <= value.length) keys.push(`${family}*${value.slice(0, b)}`);
-  if (value.length >= MIN_RANGE_END_LENGTH) {
-    const shape = shapeOf(value);
-    const digits = digitsOf(value);
-    for (const b of RANGE_BUCKETS)
-      if (b <= digits.length) keys.push(`${family}..${shape}:${digits.slice(0, b)}`);
-  }
+  const shape = shapeOf(value);
+  for (const b of RANGE_BUCKETS)
+    if (b <= digits.length) keys.push(`${family}..${shape}:${digits.slice(0, b)}`);
   return keys;
 }

@@ -70,6 +70,19 @@ describe('match rules', () => {
     assert.ok(!ruleMatches('1A50..2A30', '1Z90'), 'between as strings, but of another shape');
   });
 
+  test('a value probes three rule buckets at most, the coarser of which the values of one shape share', () => {
+    assert.deepEqual(lookupKeys('lot', '40050000').ruleKeys, [
+      'lot*4005',
+      'lot..00000000:',
+      'lot..00000000:40',
+    ]);
+    assert.deepEqual(lookupKeys('model', 'ABCD').ruleKeys, ['model..ABCD:'], 'no stem without a digit');
+    assert.deepEqual(lookupKeys('lot', 'A1').ruleKeys, [], 'shorter than any rule');
+    assert.deepEqual(storageKeys('lot', '40012000..40098999').matchKey, 'lot..00000000:40');
+    assert.deepEqual(storageKeys('lot', 'A1000..A2999').matchKey, 'lot..A0000:', 'no digit in common');
+    assert.deepEqual(storageKeys('model', 'KX2040GC*').matchKey, 'model*KX20');
+  });
+
   test('a lookup reaches each stored rule that holds its value through the keys it probes, whatever the lengths', () => {
     for (let stem = 5; stem <= 70; stem++) {
       const rule = `${'K1'.repeat(40).slice(0, stem)}*`;
