@@ -416,7 +416,7 @@ function ruleIdentifier(kind: IdentifierKind, value: string, normalized: string 
  * every other field of the corpus is what a generator without rules makes: a model stem (`KXM-204*`),
  * a lot stem (`12A345*`), a narrow range of lots of the lots' own shape (`12A3000-12A3250`) or a range of
  * 8-digit serial numbers (`40012000-40014999`). Like the agencies' rules, they hold the odd value of another
- * recall (about one lot in 300 at 200 k), not a share of every value.
+ * recall (0.4 % of the lots at 200 k), not a share of every value.
  */
 function ruleIdentifiers(rng: Rng, shape: SourceShape): Identifier[] {
   const out: Identifier[] = [];
