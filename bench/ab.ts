@@ -148,13 +148,13 @@ function scenarios(info: CorpusInfo): Scenario[] {
   const db = new SQLite(identifiersFile(info), { readonly: true });
   const sample = db
     .prepare(
-      "SELECT i.kind, i.value, i.recall_id FROM identifiers i WHERE i.kind IN ('upc', 'ean', 'gtin', 'model', 'lot', 'ndc', 'batch') AND i.recall_id IN (SELECT id FROM recalls WHERE sort_date > '2020' ORDER BY id LIMIT 400 OFFSET 5000)",
+      "SELECT i.kind, i.value, i.recall_id FROM identifiers i WHERE i.kind IN ('upc', 'ean', 'gtin', 'model', 'lot', 'ndc', 'batch') AND i.normalized NOT LIKE '%*' AND i.normalized NOT LIKE '%..%' AND i.recall_id IN (SELECT id FROM recalls WHERE sort_date > '2020' ORDER BY id LIMIT 400 OFFSET 5000)",
     )
     .all() as Row[];
   const pool = (
     db
       .prepare(
-        "SELECT kind, value FROM identifiers WHERE rowid % 32 = 7 AND kind IN ('upc', 'ean', 'gtin', 'model', 'lot', 'ndc', 'batch')",
+        "SELECT kind, value FROM identifiers WHERE rowid % 32 = 7 AND kind IN ('upc', 'ean', 'gtin', 'model', 'lot', 'ndc', 'batch') AND normalized NOT LIKE '%*' AND normalized NOT LIKE '%..%'",
       )
       .all() as Row[]
   ).map((r) => `/v1/identifiers/${r.kind}/${encodeURIComponent(r.value)}`);

@@ -17,7 +17,7 @@ import { SOURCE_SHAPES, sourceCounts } from './synthetic.ts';
 import { corpusPathOf } from '../../src/store/engines/sqlite-files.ts';
 
 /** Bumped whenever the generator's output changes, so that cached corpora are rebuilt. */
-export const GENERATOR_VERSION = 4;
+export const GENERATOR_VERSION = 6;
 export const SEED = 20_260_617;
 
 export type Engine = 'sqlite' | 'postgres';

@@ -3,10 +3,12 @@
  * real feeds (the source mix, about five identifiers per recall in each source's mix of kinds,
  * publication dates skewed towards recent years, long prose where agencies write long prose).
  * Every identifier goes through the service's own normaliser, so what is stored is what
- * ingestion would store.
+ * ingestion would store; the odd record also names a set of models or lots (a match rule: a
+ * prefix `STEM*` or a range `FROM..TO`), as `prefixRule` and `rangeRule` store it.
  */
 import { gs1CheckDigit } from '../../src/domain/identifiers/gs1-check-digits.ts';
 import type { Confidence, IdentifierKind } from '../../src/domain/identifiers/kinds.ts';
+import { prefixRule, rangeRule } from '../../src/domain/identifiers/match-rules.ts';
 import { normaliseIdentifier } from '../../src/domain/identifiers/normalise.ts';
 import { vinCheckDigit } from '../../src/domain/identifiers/vin.ts';
 import type { Identifier, RecallDraft } from '../../src/domain/recall.ts';
@@ -398,6 +400,47 @@ function identifierFor(rng: Rng, pool: Map<string, string[]>, spec: KindSpec): I
   return { kind: spec.kind, value, normalized: n.normalized, confidence: spec.confidence };
 }
 
+/** Shares of the records of a source publishing models (lots) that also name a prefix or a range of them. */
+const MODEL_PREFIX_SHARE = 0.01;
+const LOT_PREFIX_SHARE = 0.005;
+const LOT_RANGE_SHARE = 0.005;
+
+/** A rule identifier of `kind` from its stored form (`prefixRule` or `rangeRule`), printed as `value`. */
+function ruleIdentifier(kind: IdentifierKind, value: string, normalized: string | undefined): Identifier {
+  if (normalized === undefined) throw new Error(`generator produced an invalid rule "${value}"`);
+  return { kind, value, normalized, confidence: 'inferred' };
+}
+
+/**
+ * The match rules a record names besides its identifiers, drawn from their own stream (`rng`) so that
+ * every other field of the corpus is what a generator without rules makes: a model stem (`KXM-204*`),
+ * a lot stem (`12A345*`), a narrow range of lots of the lots' own shape (`12A3000-12A3250`) or a range of
+ * 8-digit serial numbers (`40012000-40014999`). Like the agencies' rules, they hold the odd value of another
+ * recall (0.4 % of the lots at 200 k), not a share of every value.
+ */
+function ruleIdentifiers(rng: Rng, shape: SourceShape): Identifier[] {
+  const out: Identifier[] = [];
+  const model = shape.kinds.find((k) => k.kind === 'model');
+  const lot = shape.kinds.find((k) => k.kind === 'lot' || k.kind === 'batch');
+  if (model !== undefined && rng.chance(MODEL_PREFIX_SHARE)) {
+    const stem = `${rng.alnum(rng.range(2, 3), 'ABCDEFGHKLMNPRSTVWXZ')}-${rng.digits(3)}`;
+    out.push(ruleIdentifier('model', `${stem}*`, prefixRule(stem)));
+  }
+  if (lot !== undefined && rng.chance(LOT_PREFIX_SHARE)) {
+    const stem = `${rng.digits(2)}${rng.alnum(1, 'ABCDEFGHJK')}${rng.digits(3)}`;
+    out.push(ruleIdentifier(lot.kind, `${stem}*`, prefixRule(stem)));
+  }
+  if (lot !== undefined && rng.chance(LOT_RANGE_SHARE)) {
+    const [head, width, span] = rng.chance(0.5)
+      ? [`${rng.digits(2)}${rng.alnum(1, 'ABCDEFGHJK')}`, 4, 300]
+      : ['', 8, 5000];
+    const from = rng.int(10 ** width - span);
+    const [a, b] = [from, from + rng.range(10, span)].map((n) => `${head}${pad(n, width)}`);
+    out.push(ruleIdentifier(lot.kind, `${a}-${b}`, rangeRule(a!, b!)));
+  }
+  return out;
+}
+
 /** Publication years 2000–2026, each year ~12 % busier than the last; 2 % of records undated. */
 const YEARS = Array.from({ length: 27 }, (_, i) => 2000 + i);
 const YEAR_WEIGHTS = YEARS.map((y) => Math.pow(1.12, y - 2000) * (y === 2026 ? 0.45 : 1));
@@ -446,6 +489,7 @@ export function* syntheticRecalls(
   seed: number,
 ): Generator<SyntheticRecall> {
   const rng = new Rng(seed);
+  const rules = new Rng(seed ^ 0x5bd1e995);
   const pool = new Map<string, string[]>(shape.kinds.map((k) => [k.kind, []]));
   const totalWeight = shape.kinds.reduce((n, k) => n + k.weight, 0);
   const perYear = new Map<number, number>();
@@ -475,6 +519,7 @@ export function* syntheticRecalls(
     }
     const brands = rng.chance(0.7) ? [rng.pick(BRANDS)] : [];
     const models = identifiers.filter((i) => i.kind === 'model').map((i) => i.value);
+    identifiers.push(...ruleIdentifiers(rules, shape));
     const summary = prose(rng, shape.summary);
     const hazardText = prose(rng, shape.hazardText);
     const draft: RecallDraft = {

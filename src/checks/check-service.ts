@@ -129,7 +129,7 @@ export class CheckService {
       }
     }
     const hits = await this.store.identifiers.hits(
-      plan.checked.flatMap((c) => c.matchKeys),
+      plan.checked.flatMap((c) => [...c.matchKeys, ...c.ruleKeys]),
       plan.checked.flatMap((c) => c.productKeys),
     );
     const receipt = buildReceipt(plan, hits, {

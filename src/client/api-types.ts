@@ -75,7 +75,7 @@ export interface paths {
     };
     /**
      * Recalls holding one identifier
-     * @description GTIN, UPC and EAN share one key space (GTIN-14), lot and batch share one, a product NDC matches its packages. A value that cannot be normalised gives 400 (`parameter: value`); a valid value that matches nothing gives `data: []`.
+     * @description GTIN, UPC and EAN share one key space (GTIN-14), lot and batch share one, a product NDC matches its packages. A model or lot also matches a stored match rule of its family that holds it (a prefix `STEM*` or a range `FROM..TO`, see `match`). A value that cannot be normalised gives 400 (`parameter: value`); a valid value that matches nothing gives `data: []`.
      */
     get: operations['lookupByIdentifier'];
     put?: never;
@@ -233,7 +233,7 @@ export interface components {
       kind: components['schemas']['IdentifierKind'];
       /** @description Exactly as the agency published it */
       value: string;
-      /** @description Canonical form used for matching */
+      /** @description Canonical form used for matching. Where the agency named a set of models or lots rather than each one, it is a match rule, with confidence `inferred`: `STEM*`, a prefix holding every value that starts with the stem (`KX2040GC*`), or `FROM..TO`, a range holding every value of the ends' length and pattern of letters and digits that lies between them (`40012000..40098999`) */
       normalized: string;
       confidence: components['schemas']['Confidence'];
     };
@@ -354,8 +354,10 @@ export interface components {
       first_seen_at: string;
       /** Format: date-time */
       last_seen_at: string;
+      /** @description The stored identifier that matched; an exact value wins over a rule on the same recall. A rule (`normalized` `STEM*` or `FROM..TO`, confidence `inferred`) means the agency named a set of values that holds the one looked up, not that value itself: check the product against the notice */
       match: {
         kind: components['schemas']['IdentifierKind'];
+        /** @description As stored: the exact value, or the match rule (`STEM*`, `FROM..TO`) that holds it */
         normalized: string;
         confidence: components['schemas']['Confidence'];
       };
@@ -395,7 +397,7 @@ export interface components {
     /** @description One (checked identifier, matching recall) pair, frozen at check time */
     CheckMatch: {
       recall_id: string;
-      /** @description The submitted identifier as checked: its kind (lower-cased) and normalised value */
+      /** @description The submitted identifier as checked: its kind (lower-cased) and normalised value, also when the recall names it by a match rule (a prefix `STEM*` or a range `FROM..TO` of models or lots) */
       matched_on: {
         kind: components['schemas']['IdentifierKind'];
         normalized: string;

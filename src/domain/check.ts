@@ -1,6 +1,7 @@
 /** A catalogue check as pure steps: plan (normalise, reject, deduplicate, probe keys), then the receipt. */
 import { Type, type Static } from '@sinclair/typebox';
-import { lookupKeys, matchesValue } from './identifiers/match-keys.ts';
+import { lookupKeys } from './identifiers/match-keys.ts';
+import { ruleMatches } from './identifiers/match-rules.ts';
 import { normaliseIdentifier } from './identifiers/normalise.ts';
 import { IdentifierKindSchema, REJECTION_REASONS, type IdentifierKind } from './identifiers/kinds.ts';
 import { resultDigest, submittedDigest } from './digests.ts';
@@ -18,7 +19,11 @@ export const CheckMatchSchema = Type.Object(
         kind: Type.Ref(IdentifierKindSchema),
         normalized: Type.String(),
       },
-      { description: 'The submitted identifier as checked: its kind (lower-cased) and normalised value' },
+      {
+        description:
+          'The submitted identifier as checked: its kind (lower-cased) and normalised value, also when the ' +
+          'recall names it by a match rule (a prefix `STEM*` or a range `FROM..TO` of models or lots)',
+      },
     ),
     revision_at_check: Type.Integer({
       minimum: 1,
@@ -95,6 +100,8 @@ export interface PlannedIdentifier {
   normalized: string;
   matchKeys: string[];
   productKeys: string[];
+  /** Buckets of the match rules that may hold the identifier: a rule found there is confirmed by `ruleMatches`. */
+  ruleKeys: string[];
 }
 
 export interface CheckPlan extends SubmittedList {
@@ -154,8 +161,8 @@ export function planCheck(items: readonly { kind: string; value: string }[]): Ch
   const { checked, rejected } = normaliseSubmitted(items);
   // Written out, not spread: two spreads into a literal take V8's slow path (~2 µs an item).
   const planned = checked.map(({ kind, normalized }): PlannedIdentifier => {
-    const { matchKeys, productKeys } = lookupKeys(kind, normalized);
-    return { kind, normalized, matchKeys, productKeys };
+    const { matchKeys, productKeys, ruleKeys } = lookupKeys(kind, normalized);
+    return { kind, normalized, matchKeys, productKeys, ruleKeys };
   });
   return { checked: planned, rejected };
 }
@@ -215,9 +222,10 @@ export function buildReceipt(
   for (const { item } of ordered) {
     // Most identifiers of a list match nothing: an empty list, no map, for them.
     const found: Hit[] = [];
-    for (const k of item.matchKeys)
-      for (const h of byMatchKey.get(k) ?? []) if (matchesValue(h.normalized, item.normalized)) found.push(h);
+    for (const k of item.matchKeys) found.push(...(byMatchKey.get(k) ?? []));
     for (const k of item.productKeys) found.push(...(byProductKey.get(k) ?? []));
+    for (const k of item.ruleKeys)
+      for (const h of byMatchKey.get(k) ?? []) if (ruleMatches(h.normalized, item.normalized)) found.push(h);
     if (found.length === 0) continue;
     for (const h of distinctByRecall(found)) {
       matches.push({

@@ -8,7 +8,13 @@ export const IdentifierSchema = Type.Object(
   {
     kind: Type.Ref(IdentifierKindSchema),
     value: Type.String({ description: 'Exactly as the agency published it' }),
-    normalized: Type.String({ description: 'Canonical form used for matching' }),
+    normalized: Type.String({
+      description:
+        'Canonical form used for matching. Where the agency named a set of models or lots rather than each ' +
+        'one, it is a match rule, with confidence `inferred`: `STEM*`, a prefix holding every value that ' +
+        "starts with the stem (`KX2040GC*`), or `FROM..TO`, a range holding every value of the ends' " +
+        'length and pattern of letters and digits that lies between them (`40012000..40098999`)',
+    }),
     confidence: Type.Ref(ConfidenceSchema),
   },
   { $id: 'Identifier' },
@@ -94,11 +100,21 @@ export const RecallMatchSchema = Type.Object(
   {
     ...summaryHead,
     ...summaryTail,
-    match: Type.Object({
-      kind: Type.Ref(IdentifierKindSchema),
-      normalized: Type.String(),
-      confidence: Type.Ref(ConfidenceSchema),
-    }),
+    match: Type.Object(
+      {
+        kind: Type.Ref(IdentifierKindSchema),
+        normalized: Type.String({
+          description: 'As stored: the exact value, or the match rule (`STEM*`, `FROM..TO`) that holds it',
+        }),
+        confidence: Type.Ref(ConfidenceSchema),
+      },
+      {
+        description:
+          'The stored identifier that matched; an exact value wins over a rule on the same recall. A rule ' +
+          '(`normalized` `STEM*` or `FROM..TO`, confidence `inferred`) means the agency named a set of values ' +
+          'that holds the one looked up, not that value itself: check the product against the notice',
+      },
+    ),
   },
   { $id: 'RecallMatch', description: 'A recall with the stored identifier that matched the lookup' },
 );

@@ -6,8 +6,8 @@
 import { sql, type Kysely } from 'kysely';
 import type { Hit } from '../domain/check.ts';
 import { isMoreCertain } from '../domain/identifiers/kinds.ts';
-import { matchesValue, type LookupKeys } from '../domain/identifiers/match-keys.ts';
-import { isRule } from '../domain/identifiers/match-rules.ts';
+import type { LookupKeys } from '../domain/identifiers/match-keys.ts';
+import { isRule, ruleMatches } from '../domain/identifiers/match-rules.ts';
 import type { RecallMatchPart } from '../domain/recall-json.ts';
 import { compile, type RowOf } from './compiled.ts';
 import type { Engine } from './engine.ts';
@@ -34,6 +34,13 @@ function isBetter(hit: RecallMatchPart, current: RecallMatchPart): boolean {
   if (isMoreCertain(hit.confidence, current.confidence)) return true;
   return hit.confidence === current.confidence && isRule(current.normalized) && !isRule(hit.normalized);
 }
+
+/** The identifier a joined row matched on. */
+const matchPart = (row: MatchRow): RecallMatchPart => ({
+  kind: row.match_kind,
+  normalized: row.match_normalized,
+  confidence: row.match_confidence,
+});
 
 /** Keeps, per recall, the best matching identifier (first seen among equals). */
 function keepBest(best: Map<string, RecallMatchPart>, recallId: string, hit: RecallMatchPart): void {
@@ -103,21 +110,41 @@ export class IdentifiersStore {
     ] as const;
   }
 
-  /** Recalls holding an identifier under any lookup key, in list order, each with its surest match. */
+  /**
+   * Recalls holding an identifier under any lookup key, or under a match rule that holds the value, in list
+   * order, each with its surest match (an exact value before a rule).
+   */
   async lookup(keys: LookupKeys, limit: number, after?: RecallPosition): Promise<RecallPage> {
-    // Usually a handful of recalls: one statement joins the probe to its recalls and the order is made here;
-    // a key shared by many recalls falls back to ordering and paging in SQL.
+    // Usually a handful of recalls and no rule: one statement joins the probe to its recalls and the order is
+    // made here. A key shared by many recalls, or a rule holding the value, falls back to paging in SQL.
+    const rules = await this.rulesHolding(keys);
     const joined = await this.matchRows(keys);
-    if (joined !== undefined) return orderInMemory(joined, limit, after);
+    if (joined !== undefined && rules.size === 0) return orderInMemory(joined, limit, after);
     const best = new Map<string, RecallMatchPart>();
-    for (const [column, list] of this.keyColumns(keys)) {
-      if (list.length === 0) continue;
-      for (const h of await column.identifiers.all({ keys: this.engine.listParam(list) }))
-        if (matchesValue(h.normalized, keys.normalized))
+    if (joined !== undefined) for (const row of joined) keepBest(best, row.id, matchPart(row));
+    else {
+      for (const [column, list] of this.keyColumns(keys)) {
+        if (list.length === 0) continue;
+        for (const h of await column.identifiers.all({ keys: this.engine.listParam(list) }))
           keepBest(best, h.recall_id, { kind: h.kind, normalized: h.normalized, confidence: h.confidence });
+      }
     }
+    for (const [recallId, match] of rules) keepBest(best, recallId, match);
     if (best.size === 0) return { rows: [], more: false };
     return this.recalls.matchedPage(best, limit, after);
+  }
+
+  /**
+   * The rules that hold the value, by recall: the identifiers stored under its rule buckets (by index, with
+   * no recall read), each confirmed here.
+   */
+  private async rulesHolding(keys: LookupKeys): Promise<Map<string, RecallMatchPart>> {
+    const found = new Map<string, RecallMatchPart>();
+    if (keys.ruleKeys.length === 0) return found;
+    for (const h of await this.byMatchKey.identifiers.all({ keys: this.engine.listParam(keys.ruleKeys) }))
+      if (ruleMatches(h.normalized, keys.normalized))
+        keepBest(found, h.recall_id, { kind: h.kind, normalized: h.normalized, confidence: h.confidence });
+    return found;
   }
 
   /** Identifier hits joined to their recalls, or undefined when there are too many to order here. */
@@ -129,8 +156,8 @@ export class IdentifiersStore {
         list.length === 1
           ? await column.matchesOfKey.all({ key: list[0]! })
           : await column.matchesOfKeys.all({ keys: this.engine.listParam(list) });
-      for (const row of rows) if (matchesValue(row.match_normalized, keys.normalized)) out.push(row);
-      if (rows.length > JOIN_LIMIT || out.length > JOIN_LIMIT) return undefined;
+      out.push(...rows);
+      if (out.length > JOIN_LIMIT) return undefined;
     }
     return out;
   }
@@ -165,11 +192,7 @@ function orderInMemory(joined: MatchRow[], limit: number, after: RecallPosition 
   const best = new Map<string, RecallMatchPart>();
   const byId = new Map<string, MatchRow>();
   for (const row of joined) {
-    keepBest(best, row.id, {
-      kind: row.match_kind,
-      normalized: row.match_normalized,
-      confidence: row.match_confidence,
-    });
+    keepBest(best, row.id, matchPart(row));
     byId.set(row.id, row);
   }
   const ordered = [...byId.values()]

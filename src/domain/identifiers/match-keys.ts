@@ -1,6 +1,6 @@
 /** Match keys: kinds that name the same thing share one (../shared/spec/identifiers.md, "Match families"). */
 import type { IdentifierKind } from './kinds.ts';
-import { isRule, parseRule, ruleKey, ruleMatches, ruleProbeKeys } from './match-rules.ts';
+import { parseRule, ruleKey, ruleProbeKeys } from './match-rules.ts';
 
 /** Key families; `udi` covers HIBCC and ICCBBA, a GS1 udi is `gs1`. */
 export type MatchFamily = 'gs1' | 'lot' | 'model' | 'vin' | 'ndc' | 'udi';
@@ -17,7 +17,9 @@ export interface StorageKeys {
 export interface LookupKeys {
   matchKeys: string[];
   productKeys: string[];
-  /** The normalised value looked up: a rule reached through a key is a match only when it holds it. */
+  /** The buckets of the match rules that may hold the value (models and lots; match-rules.ts). */
+  ruleKeys: string[];
+  /** The normalised value looked up: a rule found under `ruleKeys` is a match only when it holds it. */
   normalized: string;
 }
 
@@ -57,23 +59,28 @@ export function storageKeys(kind: IdentifierKind, normalized: string): StorageKe
 
 /**
  * Lookup keys: a product NDC also finds its packages; an 11-digit package its product, not siblings; a model
- * or lot also probes the buckets of the rules that may hold it (each hit then confirmed by `matchesValue`).
+ * or lot also probes the buckets of the rules that may hold it (each rule found there confirmed by
+ * `ruleMatches`).
  */
 export function lookupKeys(kind: IdentifierKind, normalized: string): LookupKeys {
   const family = matchFamily(kind, normalized);
   const matchKey = `${family}:${normalized}`;
-  if (family === 'model' || family === 'lot') {
-    return { matchKeys: [matchKey, ...ruleProbeKeys(family, normalized)], productKeys: [], normalized };
-  }
+  if (family === 'model' || family === 'lot')
+    return {
+      matchKeys: [matchKey],
+      productKeys: [],
+      ruleKeys: ruleProbeKeys(family, normalized),
+      normalized,
+    };
   if (kind === 'ndc' && /^\d{9}$/.test(normalized))
-    return { matchKeys: [matchKey], productKeys: [matchKey], normalized };
+    return { matchKeys: [matchKey], productKeys: [matchKey], ruleKeys: [], normalized };
   if (kind === 'ndc' && /^\d{11}$/.test(normalized)) {
-    return { matchKeys: [matchKey, `ndc:${normalized.slice(0, 9)}`], productKeys: [], normalized };
+    return {
+      matchKeys: [matchKey, `ndc:${normalized.slice(0, 9)}`],
+      productKeys: [],
+      ruleKeys: [],
+      normalized,
+    };
   }
-  return { matchKeys: [matchKey], productKeys: [], normalized };
-}
-
-/** Whether a stored identifier reached through a lookup key holds `value`: always, unless it is a rule. */
-export function matchesValue(stored: string, value: string): boolean {
-  return !isRule(stored) || ruleMatches(stored, value);
+  return { matchKeys: [matchKey], productKeys: [], ruleKeys: [], normalized };
 }

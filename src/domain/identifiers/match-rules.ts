@@ -6,8 +6,9 @@
  * Each rule is stored under one bucket key, and a supplied value probes the few buckets it can fall in, so a
  * lookup reads only the rules that share a bucket with it, by index, and `ruleMatches` confirms each:
  * - a prefix rule's bucket is its stem cut to the longest of {@link STEM_BUCKETS} that fits;
- * - a range's bucket is its ends' shape (digits as `0`, letters as they are) and their common beginning cut
- *   to the longest of {@link RANGE_BUCKETS} that fits: a value inside the range shares both.
+ * - a range's bucket is its ends' shape (digits as `0`, letters as they are) and the digits of their common
+ *   beginning (its letters are in the shape) cut to the longest of {@link RANGE_BUCKETS} that fits: a value
+ *   inside the range has that shape and begins with that common beginning.
  */
 import { normaliseTextCode } from './text-codes.ts';
 
@@ -16,10 +17,14 @@ export const MIN_STEM_LENGTH = 5;
 /** A range's ends have at least this many characters. */
 export const MIN_RANGE_END_LENGTH = 4;
 
-/** The lengths a stem is cut to for its bucket: a value probes each that it reaches. */
-const STEM_BUCKETS = [5, 8, 12, 16, 24, 32, 48, 64] as const;
-/** The lengths a range's common beginning is cut to for its bucket. */
-const RANGE_BUCKETS = [0, 2, 4, 6, 8, 12, 16, 24, 32, 48, 64] as const;
+/**
+ * The lengths a stem is cut to for its bucket (a value probes each that it reaches), and those the digits of
+ * a range's common beginning are. Few and short, so that a value probes three buckets at most and the values
+ * of a catalogue check share most of theirs (the statement reads each key once); long enough that a bucket
+ * holds the rules of one product family, not all of a shape.
+ */
+const STEM_BUCKETS = [4] as const;
+const RANGE_BUCKETS = [0, 2] as const;
 
 /** The families whose values rules name: models, and lots (lot, batch and serial numbers). */
 type RuleFamily = 'model' | 'lot';
@@ -27,17 +32,19 @@ type RuleFamily = 'model' | 'lot';
 /** A stored rule, read from its `normalized` form. */
 export type MatchRule = { rule: 'prefix'; stem: string } | { rule: 'range'; from: string; to: string };
 
+/** A rule's stored form: `STEM*` or `FROM..TO` of `A-Z0-9` (a `udi` form such as `hibcc:…` is never one). */
+const RULE_FORM = /^([A-Z0-9]+)(?:\*|\.\.([A-Z0-9]+))$/;
+
 /** The rule a stored `normalized` form is, or undefined for an exact value. */
 export function parseRule(normalized: string): MatchRule | undefined {
-  if (normalized.endsWith('*')) return { rule: 'prefix', stem: normalized.slice(0, -1) };
-  const at = normalized.indexOf('..');
-  if (at === -1) return undefined;
-  return { rule: 'range', from: normalized.slice(0, at), to: normalized.slice(at + 2) };
+  const m = RULE_FORM.exec(normalized);
+  if (m === null) return undefined;
+  return m[2] === undefined ? { rule: 'prefix', stem: m[1]! } : { rule: 'range', from: m[1]!, to: m[2] };
 }
 
 /** Whether a stored `normalized` form is a rule. */
 export function isRule(normalized: string): boolean {
-  return normalized.endsWith('*') || normalized.includes('..');
+  return RULE_FORM.test(normalized);
 }
 
 /** A value's shape: each digit as `0`, letters as they are (`A2001` → `A0000`). */
@@ -46,6 +53,9 @@ function shapeOf(value: string): string {
 }
 
 const hasDigit = (value: string) => /[0-9]/.test(value);
+
+/** A value's digits, in order (`12A34` → `1234`). */
+const digitsOf = (value: string) => value.replace(/[^0-9]/g, '');
 
 /** The normalized form of the prefix rule a printed stem names (`KX-2040GC` → `KX2040GC*`), if it may be one. */
 export function prefixRule(stem: string): string | undefined {
@@ -94,17 +104,20 @@ export function ruleKey(family: RuleFamily, rule: MatchRule): string {
     return `${family}*${rule.stem.slice(0, bucket(STEM_BUCKETS, rule.stem.length))}`;
   let common = 0;
   while (common < rule.from.length && rule.from[common] === rule.to[common]) common++;
-  return `${family}..${shapeOf(rule.from)}:${rule.from.slice(0, bucket(RANGE_BUCKETS, common))}`;
+  const digits = digitsOf(rule.from.slice(0, common));
+  return `${family}..${shapeOf(rule.from)}:${digits.slice(0, bucket(RANGE_BUCKETS, digits.length))}`;
 }
 
 /** The bucket keys a normalised value of `family` probes for the rules that may hold it. */
 export function ruleProbeKeys(family: RuleFamily, value: string): string[] {
+  if (value.length < MIN_RANGE_END_LENGTH) return [];
   const keys: string[] = [];
-  for (const b of STEM_BUCKETS) if (b <= value.length) keys.push(`${family}*${value.slice(0, b)}`);
-  if (value.length >= MIN_RANGE_END_LENGTH) {
-    const shape = shapeOf(value);
-    for (const b of RANGE_BUCKETS)
-      if (b <= value.length) keys.push(`${family}..${shape}:${value.slice(0, b)}`);
-  }
+  const digits = digitsOf(value);
+  // A stem has at least MIN_STEM_LENGTH characters and a digit, so a value under one has them too.
+  if (value.length >= MIN_STEM_LENGTH && digits.length > 0)
+    for (const b of STEM_BUCKETS) if (b <= value.length) keys.push(`${family}*${value.slice(0, b)}`);
+  const shape = shapeOf(value);
+  for (const b of RANGE_BUCKETS)
+    if (b <= digits.length) keys.push(`${family}..${shape}:${digits.slice(0, b)}`);
   return keys;
 }

@@ -35,6 +35,7 @@ export const identifierRoutes: FastifyPluginAsyncTypebox<RouteContext> = async (
         summary: 'Recalls holding one identifier',
         description:
           'GTIN, UPC and EAN share one key space (GTIN-14), lot and batch share one, a product NDC matches its packages. ' +
+          'A model or lot also matches a stored match rule of its family that holds it (a prefix `STEM*` or a range `FROM..TO`, see `match`). ' +
           'A value that cannot be normalised gives 400 (`parameter: value`); a valid value that matches nothing gives `data: []`.',
         tags: ['identifiers'],
         params: Params,

@@ -1,7 +1,7 @@
 /** Match rules: prefixes and ranges of models and lots (../shared/spec/identifiers.md, "Match rules"). */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { lookupKeys, matchesValue, storageKeys } from '../../../src/domain/identifiers/match-keys.ts';
+import { lookupKeys, storageKeys } from '../../../src/domain/identifiers/match-keys.ts';
 import {
   isRule,
   parseRule,
@@ -21,7 +21,7 @@ function found(
   const n = normaliseIdentifier(kind, supplied);
   assert.ok(n.ok, supplied);
   const keys = lookupKeys(n.kind, n.normalized);
-  return keys.matchKeys.includes(storageKeys(storedKind, rule).matchKey) && matchesValue(rule, n.normalized);
+  return keys.ruleKeys.includes(storageKeys(storedKind, rule).matchKey) && ruleMatches(rule, n.normalized);
 }
 
 describe('match rules', () => {
@@ -68,6 +68,19 @@ describe('match rules', () => {
     assert.ok(ruleMatches('A2001..A2308', 'A2100'));
     assert.ok(!ruleMatches('A2001..A2308', 'B2100'), 'another letter');
     assert.ok(!ruleMatches('1A50..2A30', '1Z90'), 'between as strings, but of another shape');
+  });
+
+  test('a value probes three rule buckets at most, the coarser of which the values of one shape share', () => {
+    assert.deepEqual(lookupKeys('lot', '40050000').ruleKeys, [
+      'lot*4005',
+      'lot..00000000:',
+      'lot..00000000:40',
+    ]);
+    assert.deepEqual(lookupKeys('model', 'ABCD').ruleKeys, ['model..ABCD:'], 'no stem without a digit');
+    assert.deepEqual(lookupKeys('lot', 'A1').ruleKeys, [], 'shorter than any rule');
+    assert.deepEqual(storageKeys('lot', '40012000..40098999').matchKey, 'lot..00000000:40');
+    assert.deepEqual(storageKeys('lot', 'A1000..A2999').matchKey, 'lot..A0000:', 'no digit in common');
+    assert.deepEqual(storageKeys('model', 'KX2040GC*').matchKey, 'model*KX20');
   });
 
   test('a lookup reaches each stored rule that holds its value through the keys it probes, whatever the lengths', () => {
