@@ -270,6 +270,8 @@ function confidenceOf(column: Column, value: string): Confidence {
 
 /** "KAF1000LRFNN/LRFNL" → "KAF1000LRFNN" (a variant suffix); "NE58N9430SG/AA", "KX-200A/BK" stay. */
 function withoutAlternateSuffix(value: string): string {
+  // Only a short code with a slash: the pattern backtracks over a long run (64 KB of digits took 3 s).
+  if (value.length > 64 || !value.includes('/')) return value;
   const m = /^([^/]*\d[^/]*?([A-Za-z]{4,}))\/([A-Za-z]{4,})$/.exec(value);
   return m !== null && m[2]!.length === m[3]!.length ? m[1]! : value;
 }

@@ -384,8 +384,14 @@ export function extractLabelledIdentifiers(text: string, opts: ExtractOptions = 
 
 /** Drops a model that is the first part of another model read from the same text ("12345" of "12345 ABC"). */
 function withoutCutModels(ids: readonly Identifier[]): Identifier[] {
-  const models = ids.filter((i) => i.kind === 'model').map((i) => i.value);
-  return ids.filter((i) => i.kind !== 'model' || !models.some((m) => m.startsWith(`${i.value} `)));
+  // Every first part of a model before one of its spaces, in a set: one look-up a model, not a scan of all.
+  const firstParts = new Set<string>();
+  for (const i of ids) {
+    if (i.kind !== 'model') continue;
+    for (let at = i.value.indexOf(' '); at !== -1; at = i.value.indexOf(' ', at + 1))
+      firstParts.add(i.value.slice(0, at));
+  }
+  return ids.filter((i) => i.kind !== 'model' || !firstParts.has(i.value));
 }
 
 /** Whether the next label follows at once, same family, heading a plain list ("Lot numbers: Lot 69J0134"). */

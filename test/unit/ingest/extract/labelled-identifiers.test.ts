@@ -887,3 +887,21 @@ test('"Product Identification Number" heads a table of model numbers', () => {
     ],
   );
 });
+
+test('fields of 1 MB are read in time proportional to their length (one long code, lists, ranges, prose)', () => {
+  const mb = 1 << 20;
+  const fields = [
+    `Model ${'1'.repeat(mb)} x`,
+    `Model ${'1'.repeat(mb)}/ABCD`,
+    `Lot ${'A1'.repeat(mb / 2)} x`,
+    `Model numbers ${'AB12 '.repeat(mb / 5)}`,
+    `Model numbers ${Array.from({ length: mb / 8 }, (_, i) => `K${100000 + i} `).join('')}`,
+    `Serial numbers within one of these ranges: ${'40512-41780 '.repeat(mb / 12)}`,
+  ];
+  // Each finishes (a quadratic step took minutes at this size) and reads what the field holds.
+  const [long, slashed, lots, same, distinct, ranges] = fields.map((f) => extractLabelledIdentifiers(f));
+  for (const ids of [long, slashed, lots]) assert.ok(ids!.length <= 1);
+  assert.deepEqual([...new Set(same!.map((i) => i.normalized))], ['AB12']);
+  assert.ok(distinct!.length > 1000);
+  assert.deepEqual([...new Set(ranges!.map((i) => i.normalized))], ['40512..41780']);
+});
