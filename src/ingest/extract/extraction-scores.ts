@@ -26,7 +26,7 @@ export const EXTRACTION_MEASURED_ON = '2026-11-28';
 /** Per source with real labelled records. */
 export const VALIDATION_SCORES: Readonly<Record<string, ValidationScore>> = {
   'uk-fsa': { records: 18, firm: 0, found: 0, extractions: 0, correct: 0, exact: 18 },
-  'us-cpsc': { records: 181, firm: 716, found: 677, extractions: 757, correct: 677, exact: 155 },
+  'us-cpsc': { records: 181, firm: 758, found: 714, extractions: 756, correct: 715, exact: 160 },
   'us-fda-device': { records: 4, firm: 12, found: 12, extractions: 12, correct: 12, exact: 4 },
   'us-fda-drug': { records: 2, firm: 7, found: 7, extractions: 7, correct: 7, exact: 2 },
   'us-fda-food': { records: 15, firm: 18, found: 18, extractions: 18, correct: 18, exact: 15 },
