@@ -826,9 +826,6 @@ test('describes the feed: meta, licence and attribution', () => {
 });
 
 test('a models item of 1 MB is read in time proportional to its length, and gives no reference', () => {
-  for (const item of [
-    `produit réf ${'1'.repeat(1 << 20)} x`,
-    `${'a '.repeat(1 << 19)}code model: 5177606`,
-  ])
+  for (const item of [`produit réf ${'1'.repeat(1 << 20)} x`, `${'a '.repeat(1 << 19)}code model: 5177606`])
     assert.deepEqual(modelIdentifiers(item).values, []);
 });
