@@ -613,14 +613,8 @@ export class CodeRunReader {
     // Groups all of one shape are a list written with spaces ("QB1201 QB1388 - QB1499"), not one end.
     const oneShape = new Set(this.tokens.slice(i, i + groups).map((g) => shape(g.text))).size === 1;
     if (groups >= 2 && !oneShape && RANGE_WORDS.has(this.tokens[i + groups]?.text.toLowerCase() ?? '')) {
-      const to = i + groups + 1;
-      // Group by group, the second end mirrors the first in length and shape.
-      const mirrors = (k: number) => {
-        const [a, b] = [this.tokens[i + k]!.text, this.tokens[to + k]?.text ?? ''];
-        return a.length === b.length && shape(a) === shape(b);
-      };
-      if (this.groupsAt(to) >= groups && [...Array(groups).keys()].every(mirrors))
-        return this.rangeEnds(i, i + groups, to + groups);
+      const ends = this.mirroredEnds(i, groups);
+      if (ends !== undefined) return ends;
     }
     // The first end may be in two groups ("17348 L24 - 23320 K26").
     const end = this.grouped(i) ? i + 2 : i + 1;
@@ -628,13 +622,8 @@ export class CodeRunReader {
     const other = this.tokens[end + 1]?.text ?? '';
     // "between 37567 2442 and 37567 2451": ends in groups, one mirroring the other.
     if (/^between$/i.test(prev) && groups >= 2 && this.tokens[i + groups]?.text.toLowerCase() === 'and') {
-      const to = i + groups + 1;
-      const mirrors = (k: number) => {
-        const [a, b] = [this.tokens[i + k]!.text, this.tokens[to + k]?.text ?? ''];
-        return a.length === b.length && shape(a) === shape(b);
-      };
-      if (this.groupsAt(to) >= groups && [...Array(groups).keys()].every(mirrors))
-        return this.rangeEnds(i, i + groups, to + groups);
+      const ends = this.mirroredEnds(i, groups);
+      if (ends !== undefined) return ends;
     }
     // "between A2001 and A2310", "between 0125 (January 2025) and 0825".
     if (/^between$/i.test(prev)) {
@@ -670,6 +659,20 @@ export class CodeRunReader {
     const at = (a: number, b: number) => this.text.slice(this.tokens[a]!.start, this.tokens[b - 1]!.end);
     this.lastRange = { from: at(from, word), to: at(word + 1, end), printed: at(from, end) };
     return end;
+  }
+
+  /**
+   * The end of a range whose first end is the `groups` groups at token `i` and whose second, after one word
+   * ("to", "and"), mirrors it group by group in length and shape; undefined when it does not.
+   */
+  private mirroredEnds(i: number, groups: number): number | undefined {
+    const to = i + groups + 1;
+    const mirrors = (k: number) => {
+      const [a, b] = [this.tokens[i + k]!.text, this.tokens[to + k]?.text ?? ''];
+      return a.length === b.length && shape(a) === shape(b);
+    };
+    if (this.groupsAt(to) < groups || ![...Array(groups).keys()].every(mirrors)) return undefined;
+    return this.rangeEnds(i, i + groups, to + groups);
   }
 
   /** How many groups of a code start at token `i`: runs with a digit, one space apart (at most four). */
