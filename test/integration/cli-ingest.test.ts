@@ -523,79 +523,77 @@ describe('recalls ingest from the agency (a local stand-in)', () => {
 });
 
 describe('recalls serve', () => {
-  test("the daily ingest's failure of a source is logged once, by the child's log line", async () => {
+  /**
+   * `serve` with its daily ingest due at once, fetching us-fda-food from a local agency that answers each
+   * connection with `onConnection`; `run` gets the serve process, and everything is stopped after it.
+   */
+  async function withDailyIngest(
+    onConnection: (socket: Socket) => void,
+    env: Record<string, string>,
+    run: (serve: ReturnType<typeof startCli>) => Promise<void>,
+  ): Promise<void> {
     const tmp = await tempEnv();
-    const agency = createServer((socket) =>
-      socket.end('HTTP/1.1 503 Service Unavailable\r\nContent-Length: 0\r\n\r\n'),
-    );
+    const agency = createServer(onConnection);
     await new Promise<void>((resolve) => agency.listen(0, '127.0.0.1', resolve));
     const { port } = agency.address() as AddressInfo;
+    const serve = startCli(['serve'], {
+      ...tmp.env,
+      PORT: '0',
+      LOG_LEVEL: 'info',
+      RECALLS_INGEST_SCHEDULE: 'daily',
+      RECALLS_INGEST_HOUR_UTC: '0',
+      RECALLS_SOURCE_US_FDA_FOOD_URL: `http://127.0.0.1:${port}/food/enforcement.json`,
+      ...env,
+    });
     try {
-      const serve = startCli(['serve'], {
-        ...tmp.env,
-        PORT: '0',
-        LOG_LEVEL: 'info',
-        RECALLS_INGEST_SCHEDULE: 'daily',
-        RECALLS_INGEST_HOUR_UTC: '0',
-        RECALLS_UPSTREAM_RETRIES: '0',
-        RECALLS_SOURCE_US_FDA_FOOD_URL: `http://127.0.0.1:${port}/food/enforcement.json`,
-      });
-      try {
-        await listeningUrl(serve);
-        await until(
-          () => serve.output().includes('scheduled ingest finished'),
-          () => `the scheduled ingest to finish; output: ${serve.output().slice(-2000)}`,
-          { timeoutMs: 120_000 },
-        );
-        const about = serve
-          .output()
-          .split('\n')
-          .filter((l) => l.includes('us-fda-food') && /fail/i.test(l));
-        assert.equal(about.length, 1, about.join('\n'));
-        assert.match(about[0]!, /"msg":"source failed"/);
-      } finally {
-        serve.child.kill('SIGTERM');
-        await serve.done;
-      }
+      await listeningUrl(serve);
+      await run(serve);
     } finally {
+      serve.child.kill('SIGTERM');
+      await serve.done;
       agency.close();
       await tmp.cleanup();
     }
+  }
+
+  test("the daily ingest's failure of a source is logged once, by the child's log line", async () => {
+    const unavailable = (socket: Socket) =>
+      socket.end('HTTP/1.1 503 Service Unavailable\r\nContent-Length: 0\r\n\r\n');
+    await withDailyIngest(unavailable, { RECALLS_UPSTREAM_RETRIES: '0' }, async (serve) => {
+      await until(
+        () => serve.output().includes('scheduled ingest finished'),
+        () => `the scheduled ingest to finish; output: ${serve.output().slice(-2000)}`,
+        { timeoutMs: 120_000 },
+      );
+      const about = serve
+        .output()
+        .split('\n')
+        .filter((l) => l.includes('us-fda-food') && /fail/i.test(l));
+      assert.equal(about.length, 1, about.join('\n'));
+      assert.match(about[0]!, /"msg":"source failed"/);
+    });
   });
 
   test('SIGTERM stops the running ingest child too: no process remains (issue 37)', async () => {
-    const tmp = await tempEnv();
     // An agency that takes the connection and never answers: the daily ingest child waits on it.
     const sockets = new Set<Socket>();
-    const agency = createServer((socket) => void sockets.add(socket));
-    await new Promise<void>((resolve) => agency.listen(0, '127.0.0.1', resolve));
-    const { port } = agency.address() as AddressInfo;
-    try {
-      const serve = startCli(['serve'], {
-        ...tmp.env,
-        PORT: '0',
-        LOG_LEVEL: 'info',
-        RECALLS_INGEST_SCHEDULE: 'daily',
-        RECALLS_INGEST_HOUR_UTC: '0',
-        RECALLS_UPSTREAM_TIMEOUT_MS: '600000',
-        RECALLS_SOURCE_US_FDA_FOOD_URL: `http://127.0.0.1:${port}/food/enforcement.json`,
-      });
-      await listeningUrl(serve);
-      await until(
-        () => sockets.size > 0,
-        () => `the ingest child to reach the agency; output: ${serve.output().slice(-2000)}`,
-        { timeoutMs: 60_000 },
-      );
-      const pid = Number(/"childPid":(\d+)/.exec(serve.output())?.[1]);
-      assert.ok(pid > 0, `the child's pid is logged: ${serve.output().slice(-2000)}`);
-      serve.child.kill('SIGTERM');
-      assert.equal((await serve.done).code, 0);
-      assert.throws(() => process.kill(pid, 0), { code: 'ESRCH' }, 'the ingest child is gone with serve');
-    } finally {
-      for (const socket of sockets) socket.destroy();
-      agency.close();
-      await tmp.cleanup();
-    }
+    const hold = (socket: Socket) => void sockets.add(socket);
+    await withDailyIngest(hold, { RECALLS_UPSTREAM_TIMEOUT_MS: '600000' }, async (serve) => {
+      try {
+        await until(
+          () => sockets.size > 0,
+          () => `the ingest child to reach the agency; output: ${serve.output().slice(-2000)}`,
+          { timeoutMs: 60_000 },
+        );
+        const pid = Number(/"childPid":(\d+)/.exec(serve.output())?.[1]);
+        assert.ok(pid > 0, `the child's pid is logged: ${serve.output().slice(-2000)}`);
+        serve.child.kill('SIGTERM');
+        assert.equal((await serve.done).code, 0);
+        assert.throws(() => process.kill(pid, 0), { code: 'ESRCH' }, 'the ingest child is gone with serve');
+      } finally {
+        for (const socket of sockets) socket.destroy();
+      }
+    });
   });
 
   test('the run command brings the service up on SQLite and stops cleanly on SIGTERM', async () => {
