@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { resolve } from 'node:path';
+import pg from 'pg';
 import {
   ConfigError,
   describeDatabase,
@@ -178,4 +179,18 @@ test('RECALLS_REDIS_PREFIX starts every Redis key (default "recalls:"); anything
   assert.equal(loadConfig({ RECALLS_REDIS_PREFIX: 'shop-eu:' }, IDS).redisPrefix, 'shop-eu:');
   for (const bad of ['a b', 'x'.repeat(65), 'key*', 'ü:'])
     assert.throws(() => loadConfig({ RECALLS_REDIS_PREFIX: bad }, IDS), /RECALLS_REDIS_PREFIX must be/);
+});
+
+test("compose's DATABASE_URL without a password takes PGPASSWORD, any characters, as the driver's password", () => {
+  // compose.yaml passes the password apart from the URL, so `/`, `+`, `=` and `@` need no encoding.
+  const url = 'postgres://recalls@postgres:5432/recalls';
+  assert.deepEqual(parseDatabaseUrl(url), { engine: 'postgres', url });
+  const before = process.env.PGPASSWORD;
+  process.env.PGPASSWORD = 'a/b+c=d@e%f';
+  try {
+    assert.equal(new pg.Client({ connectionString: url }).password, 'a/b+c=d@e%f');
+  } finally {
+    if (before === undefined) delete process.env.PGPASSWORD;
+    else process.env.PGPASSWORD = before;
+  }
 });
