@@ -47,6 +47,8 @@ type PriorUse = { replay: CheckReceipt } | { replay: undefined; generation: numb
 export class CheckService {
   /** The number of recalls at the corpus version held: one entry. */
   private readonly sizes: VersionedCache<'size', number>;
+  /** The match rules' buckets at the corpus version held (a few per thousand identifiers): one entry. */
+  private readonly ruleBuckets: VersionedCache<'buckets', Set<string>>;
 
   /** @param corpusAsOf the `data_as_of` of every enabled source at a corpus version */
   constructor(
@@ -54,6 +56,15 @@ export class CheckService {
     private readonly corpusAsOf: (version: number) => Promise<string | null>,
   ) {
     this.sizes = store.caches.add(new VersionedCache('corpus-size', { max: 1 }));
+    this.ruleBuckets = store.caches.add(new VersionedCache('rule-buckets', { max: 1 }));
+  }
+
+  /** The buckets holding a match rule: a check probes only those of its identifiers' rule buckets. */
+  private async bucketsHoldingRules(version: number): Promise<Set<string>> {
+    let buckets = this.ruleBuckets.get(version, 'buckets');
+    if (buckets === undefined)
+      this.ruleBuckets.set(version, 'buckets', (buckets = await this.store.identifiers.ruleBuckets()));
+    return buckets;
   }
 
   private async corpusSize(version: number): Promise<number> {
@@ -128,8 +139,9 @@ export class CheckService {
         throw new QuotaExceeded(key.plan, month, amount);
       }
     }
+    const buckets = await this.bucketsHoldingRules(corpusVersion);
     const hits = await this.store.identifiers.hits(
-      plan.checked.flatMap((c) => [...c.matchKeys, ...c.ruleKeys]),
+      plan.checked.flatMap((c) => [...c.matchKeys, ...c.ruleKeys.filter((k) => buckets.has(k))]),
       plan.checked.flatMap((c) => c.productKeys),
     );
     const receipt = buildReceipt(plan, hits, {

@@ -11,6 +11,7 @@ import { isRule, ruleMatches } from '../domain/identifiers/match-rules.ts';
 import type { RecallMatchPart } from '../domain/recall-json.ts';
 import { compile, type RowOf } from './compiled.ts';
 import type { Engine } from './engine.ts';
+import { RULE_BUCKET_CONDITION } from './migrations/0010-rule-buckets.ts';
 import { compareListOrder, type RecallPage, type RecallPosition } from './recall-pages.ts';
 import { recallSelection, rendered, type RecallsStore } from './recalls-store.ts';
 import type { Database } from './schema.ts';
@@ -160,6 +161,16 @@ export class IdentifiersStore {
       if (out.length > JOIN_LIMIT) return undefined;
     }
     return out;
+  }
+
+  /** The buckets that hold a match rule (match-rules.ts `ruleKey`), read from their partial index. */
+  async ruleBuckets(): Promise<Set<string>> {
+    const rows = await this.engine
+      .prepare<{ match_key: string }>(
+        `SELECT DISTINCT match_key FROM identifiers WHERE ${RULE_BUCKET_CONDITION}`,
+      )
+      .all([]);
+    return new Set(rows.map((r) => r.match_key));
   }
 
   /** Stored identifiers hit by any key, with receipt fields: the catalogue check's set query (one list). */

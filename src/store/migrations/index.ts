@@ -16,6 +16,7 @@ import * as keysVersion from './0006-keys-version.ts';
 import * as quotaLeases from './0007-quota-leases.ts';
 import * as keysState from './0008-keys-state.ts';
 import * as sourceRuns from './0009-source-runs.ts';
+import * as ruleBuckets from './0010-rule-buckets.ts';
 
 type EngineMigration = { up(db: Kysely<unknown>, engine: Engine): Promise<void> };
 
@@ -29,6 +30,7 @@ const MIGRATIONS: Record<string, EngineMigration> = {
   '0007-quota-leases': quotaLeases,
   '0008-keys-state': keysState,
   '0009-source-runs': sourceRuns,
+  '0010-rule-buckets': ruleBuckets,
 };
 
 export function migrationProvider(engine: Engine): MigrationProvider {
