@@ -161,7 +161,7 @@ export async function main(argv: string[]): Promise<void> {
       process.stdout.write(
         migrated.length === 0
           ? 'database was already up to date\n'
-          : `applied ${migrated.length} migrations (${migrated.join(', ')}): database is up to date\n`,
+          : `applied ${migrated.length} migration${migrated.length === 1 ? '' : 's'} (${migrated.join(', ')}): database is up to date\n`,
       );
     });
 
