@@ -78,6 +78,7 @@ export function createConditionalFetcher(options: ConditionalFetcherOptions): Co
       }
     }
     try {
+      if (init.offline !== undefined) throw new UpstreamError('network', init.offline, { url });
       return await fresh(url, headers, cap, prior, fingerprint);
     } catch (error) {
       if (init.orArchived !== true || prior === undefined || !(error instanceof UpstreamError)) throw error;

@@ -63,6 +63,11 @@ export interface PageGetInit {
    * `failed` giving the failure) rather than the failure; the next run asks again.
    */
   orArchived?: boolean;
+  /**
+   * Make no request (the reason why): only a body archived under the same `unchangedIf`, or with
+   * `orArchived` the last one archived; else an UpstreamError giving the reason.
+   */
+  offline?: string;
 }
 
 /** A GET (or a query POST) against an agency; the caller applies timeouts, retries and caps. */

@@ -198,6 +198,43 @@ describe(
       assert.deepEqual(agency.requests, [ACCC_FEED_PATH, path(0)]);
     });
 
+    test('after 5 notice pages fail in a row no more are asked; the pages read before are kept and unchanged ones read from the archive', async () => {
+      // Items 0–5 changed, their pages failing; item 6 unchanged.
+      let changed = feed.toString('utf8');
+      for (let i = 0; i < 6; i++) {
+        changed = changed.replace(`<title>${items[i]!.title}`, `<title>${items[i]!.title} (updated)`);
+        agency.answers.set(path(i), { status: 503, body: 'Service Unavailable' });
+      }
+      agency.answers.set(ACCC_FEED_PATH, { status: 200, body: changed });
+      agency.requests.length = 0;
+      const outcome = await run();
+      assert.equal(outcome.status, 'ok', outcome.reason);
+      assert.deepEqual(agency.requests, [ACCC_FEED_PATH, ...[0, 1, 2, 3, 4].map(path)]);
+      assert.deepEqual(
+        outcome.skippedPages?.map((p) => [
+          p.url.slice(agency.base.length),
+          /503|not asked: 5 notice pages failed in a row/.exec(p.reason)?.[0],
+        ]),
+        [
+          ...[0, 1, 2, 3, 4].map((i) => [path(i), '503']),
+          [path(5), 'not asked: 5 notice pages failed in a row'],
+        ],
+      );
+      assert.equal(await count(), 7, 'no record stored twice');
+      const yoyo = await recall('2026/21040');
+      assert.deepEqual(
+        [yoyo.title, yoyo.product.brands],
+        [`${items[1]!.title} (updated)`, ['Cambridge Audio']],
+      );
+      assert.deepEqual(
+        (await recall('2026/99006')).product.brands,
+        ['TEST DATA'],
+        'unchanged, from the archive',
+      );
+      agency.answers.set(ACCC_FEED_PATH, { status: 200, body: feed });
+      for (let i = 0; i < 6; i++) agency.answers.set(path(i), { status: 404, body: 'gone' });
+    });
+
     test('an empty channel fails the run with a clear message and changes nothing; a later run with items goes on', async () => {
       const before = await json(await s.request(`/v1/recalls?source=${SOURCE}&limit=100`, { key }));
       agency.answers.set(ACCC_FEED_PATH, {

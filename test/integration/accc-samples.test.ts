@@ -13,7 +13,7 @@ import { normaliseIdentifier } from '../../src/domain/identifiers/normalise.ts';
 import { recallId } from '../../src/domain/recall.ts';
 import { runCli } from '../support/cli.ts';
 import { createTestDatabase } from '../support/database.ts';
-import { json, startService, type TestService } from '../support/service.ts';
+import { startService, type TestService } from '../support/service.ts';
 import { sharedRequired } from '../support/shared.ts';
 import { ingestUpstreamSamples, upstreamMirrorOf } from '../support/upstream-samples.ts';
 

@@ -19,6 +19,12 @@ export const FEED_MAX_BYTES = 16 * 2 ** 20;
 /** Notice pages requested in one run at most (the feed holds about 100 items); the rest wait for the next run. */
 export const MAX_NOTICE_REQUESTS = 150;
 
+/**
+ * Notice pages failing in a row after which the run asks for no more (the site is down, and each failure
+ * can cost the client's retries and timeouts); the rest wait for the next run.
+ */
+export const MAX_FAILURES_IN_A_ROW = 5;
+
 const meta: SourceMeta = {
   id: 'au-accc',
   agency: 'Australian Competition and Consumer Commission (Product Safety Australia)',
@@ -84,34 +90,56 @@ async function* fetchFeed(ctx: FetchContext): AsyncGenerator<RawPage> {
   const feed = readFeed(body, url); // not the feed, or empty: fails here, before it is archived
   const companions: RawPage[] = [];
   const names = new Set<string>();
-  let requests = 0;
+  const run = { requests: 0, failuresInARow: 0, stop: undefined as string | undefined };
   for (const item of feed.items) {
     const pageUrl = noticeUrl(ctx.baseUrl, item.link.trim());
     const name = noticeName(item);
     if (pageUrl === null || names.has(name)) continue;
-    try {
-      const got = await ctx.fetcher.get(pageUrl, {
-        maxBytes: NOTICE_MAX_BYTES,
-        unchangedIf: entryDigest(item),
-        orArchived: true,
-      });
-      if (got.status === 200 || got.failed !== undefined) requests++;
-      // A failed request answered from the archive: the page read last time is kept, the failure reported.
-      if (got.failed !== undefined) ctx.skipped?.(pageUrl, `${got.failed}; the page read before is kept`);
-      readNoticePage(got.body, pageUrl);
-      companions.push({ name, body: got.body, url: pageUrl });
+    const page = await noticePage(ctx, pageUrl, entryDigest(item), run);
+    if (page !== undefined) {
+      companions.push({ name, body: page, url: pageUrl });
       names.add(name);
-    } catch (error) {
-      if (!(error instanceof UpstreamError)) throw error;
-      ctx.skipped?.(pageUrl, error.message);
     }
-    if (requests >= MAX_NOTICE_REQUESTS) {
-      const left = feed.items.slice(feed.items.indexOf(item) + 1);
-      for (const rest of left) ctx.skipped?.(rest.link, `over the run's ${MAX_NOTICE_REQUESTS} notice pages`);
-      break;
-    }
+    if (run.requests >= MAX_NOTICE_REQUESTS)
+      run.stop ??= `not asked: over the run's ${MAX_NOTICE_REQUESTS} notice page requests`;
+    if (run.failuresInARow >= MAX_FAILURES_IN_A_ROW)
+      run.stop ??= `not asked: ${MAX_FAILURES_IN_A_ROW} notice pages failed in a row`;
   }
   yield { name: 'feed.xml', body, url, companions };
+}
+
+/**
+ * An item's notice page, read: requested, or the archived one when its entry is unchanged. When the
+ * request fails or the page does not read, or requests have stopped (`run.stop`), the page read before
+ * if there is one; every failure reported.
+ */
+async function noticePage(
+  ctx: FetchContext,
+  url: string,
+  digest: string,
+  run: { requests: number; failuresInARow: number; stop: string | undefined },
+): Promise<Buffer | undefined> {
+  const init = { maxBytes: NOTICE_MAX_BYTES, unchangedIf: digest, orArchived: true };
+  try {
+    let got = await ctx.fetcher.get(url, run.stop === undefined ? init : { ...init, offline: run.stop });
+    if (got.status === 200 || got.failed !== undefined) run.requests++;
+    try {
+      readNoticePage(got.body, url);
+    } catch (error) {
+      if (!(error instanceof UpstreamError) || got.failed !== undefined) throw error;
+      got = await ctx.fetcher.get(url, { ...init, offline: error.message });
+      readNoticePage(got.body, url);
+    }
+    // A failure answered from the archive: the page read before is kept, the failure reported.
+    if (got.failed !== undefined) ctx.skipped?.(url, `${got.failed}; the page read before is kept`);
+    run.failuresInARow = got.failed === undefined || run.stop !== undefined ? 0 : run.failuresInARow + 1;
+    return got.body;
+  } catch (error) {
+    if (!(error instanceof UpstreamError)) throw error;
+    ctx.skipped?.(url, error.message);
+    if (run.stop === undefined) run.failuresInARow++;
+    return undefined;
+  }
 }
 
 /** Each companion notice page read, by its name; one that does not read is left out (checked when fetched). */
