@@ -94,6 +94,7 @@ async function* fetchFeed(ctx: FetchContext): AsyncGenerator<RawPage> {
   for (const item of feed.items) {
     const pageUrl = noticeUrl(ctx.baseUrl, item.link.trim());
     const name = noticeName(item);
+    if (pageUrl === null) ctx.skipped?.(item.link, 'the link is not an http(s) address');
     if (pageUrl === null || names.has(name)) continue;
     const page = await noticePage(ctx, pageUrl, entryDigest(item), run);
     if (page !== undefined) {
@@ -122,7 +123,7 @@ async function noticePage(
   const init = { maxBytes: NOTICE_MAX_BYTES, unchangedIf: digest, orArchived: true };
   try {
     let got = await ctx.fetcher.get(url, run.stop === undefined ? init : { ...init, offline: run.stop });
-    if (got.status === 200 || got.failed !== undefined) run.requests++;
+    if (run.stop === undefined && (got.status === 200 || got.failed !== undefined)) run.requests++;
     try {
       readNoticePage(got.body, url);
     } catch (error) {

@@ -1,11 +1,18 @@
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import type { ServerResponse } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { test } from 'node:test';
+import { createArchive } from '../../../../src/ingest/archive.ts';
+import { createConditionalFetcher } from '../../../../src/ingest/conditional-fetcher.ts';
 import { UpstreamError } from '../../../../src/ingest/errors.ts';
 import { createUpstreamClient } from '../../../../src/ingest/http-client.ts';
 import type { FetchContext, PageFetcher, RawPage } from '../../../../src/ingest/source.ts';
 import {
   ACCC_FEED_PATH,
+  FEED_MAX_BYTES,
+  MAX_NOTICE_REQUESTS,
   acccFeedUrl,
   auAccc,
   noticeName,
@@ -289,6 +296,51 @@ test('fetches the feed, then each notice page at its link path on the base addre
   assert.equal(noticeUrl('http://127.0.0.1:9', 'javascript:alert(1)'), null);
   assert.equal(auAccc.acceptsFile('feed.xml'), true);
   assert.equal(auAccc.acceptsFile('notice-x.html'), false, 'a mirror is read as the feed alone');
+});
+
+test(`asks for ${MAX_NOTICE_REQUESTS} notice pages in a run at most, and reads no feed over ${FEED_MAX_BYTES} bytes`, async (t) => {
+  const n = MAX_NOTICE_REQUESTS + 1;
+  const items = Array.from(
+    { length: n },
+    (_, i) =>
+      `<item><title>TEST DATA ${i}</title><link>https://www.productsafety.gov.au/p/${i}</link><guid>g-${i}</guid></item>`,
+  ).join('');
+  const feed = `<rss version="2.0"><channel><title>t</title>${items}</channel></rss>`;
+  const page = (res: ServerResponse) => res.writeHead(200).end(fictionalNotice({ pra: '2026/99000' }));
+  const agency = await scriptedAgency(t, [
+    [ACCC_FEED_PATH, (_q, res) => res.writeHead(200).end(feed)],
+    ...Array.from(
+      { length: MAX_NOTICE_REQUESTS },
+      (_, i): [string, (q: unknown, r: ServerResponse) => void] => [`/p/${i}`, (_q, res) => page(res)],
+    ),
+    [ACCC_FEED_PATH, (_q, res) => res.writeHead(200).end(Buffer.alloc(FEED_MAX_BYTES + 1, 0x20))],
+  ]);
+  const skipped: string[] = [];
+  // The real conditional fetcher: once stopped, no request is made (`offline`).
+  const dir = mkdtempSync(join(tmpdir(), 'recalls-accc-'));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  const fetcher = createConditionalFetcher({
+    client: createUpstreamClient({ timeoutMs: 2_000, retries: 0 }),
+    archiveRun: createArchive(dir).startRun('au-accc', 'r1'),
+    state: {},
+  });
+  const ctx: FetchContext = {
+    baseUrl: agency.base,
+    fetcher,
+    now: new Date(),
+    since: null,
+    skipped: (u, r) => skipped.push(`${u}: ${r}`),
+  };
+  const [first] = await collect(auAccc.fetch(ctx));
+  assert.equal(first?.companions?.length, MAX_NOTICE_REQUESTS);
+  assert.deepEqual(skipped, [
+    `${agency.base}/p/${MAX_NOTICE_REQUESTS}: not asked: over the run's ${MAX_NOTICE_REQUESTS} notice page requests`,
+  ]);
+  await assert.rejects(
+    collect(auAccc.fetch(ctx)),
+    (e: unknown) => e instanceof UpstreamError && e.failure === 'too_large',
+  );
+  await agency.finish();
 });
 
 test('a feed address that serves an HTML page is a format error before anything is yielded', async (t) => {
