@@ -58,7 +58,15 @@ export function formatQualityReport(rows: SourceQuality[]): string {
 export function describeOutcome(outcome: SourceOutcome): string {
   if (outcome.status === 'ok') {
     const setAside = outcome.setAside ? `; ${outcome.setAside} set aside (see recalls report)` : '';
-    return `${outcome.sourceId}: ok, ${outcome.records} records from ${outcome.pages} page(s): ${outcome.inserted} new, ${outcome.amended} amended, ${outcome.unchanged} unchanged${setAside}`;
+    const skipped = outcome.skippedPages ?? [];
+    const skippedText =
+      skipped.length === 0
+        ? ''
+        : `; ${skipped.length} page(s) not read, their records kept as the feed gives them and asked for again next run: ${skipped
+            .slice(0, 3)
+            .map((p) => `${p.url} (${p.reason})`)
+            .join('; ')}${skipped.length > 3 ? `; … and ${skipped.length - 3} more` : ''}`;
+    return `${outcome.sourceId}: ok, ${outcome.records} records from ${outcome.pages} page(s): ${outcome.inserted} new, ${outcome.amended} amended, ${outcome.unchanged} unchanged${setAside}${skippedText}`;
   }
   return `${outcome.sourceId}: ${outcome.status}${outcome.reason === undefined ? '' : `: ${outcome.reason}`}`;
 }

@@ -94,6 +94,11 @@ export type RecallContent = Omit<Recall, ServiceFields>;
 export interface RecallDraft extends RecallContent {
   /** The agency's own record id (e.g. an FDA recall number). */
   recordId: string;
+  /**
+   * Ids the same record had in earlier runs (an ACCC item's UUID, before its notice page gave the PRA
+   * number): a record already stored under one of them keeps that id. Never served.
+   */
+  formerRecordIds?: string[];
 }
 
 export const RecallMatchSchema = Type.Object(

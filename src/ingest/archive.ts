@@ -12,6 +12,8 @@ import type { RawPage } from './source.ts';
 export interface FetchStateEntry {
   etag?: string;
   lastModified?: string;
+  /** The caller's `unchangedIf` value the body was fetched under (PageGetInit). */
+  fingerprint?: string;
   /** `<runId>/<page name>`, relative to the source folder. */
   file: string;
 }
@@ -75,6 +77,7 @@ export function createArchive(root: string): Archive {
       const entry: FetchStateEntry = { file: raw.file };
       if (typeof raw.etag === 'string') entry.etag = raw.etag;
       if (typeof raw.lastModified === 'string') entry.lastModified = raw.lastModified;
+      if (typeof raw.fingerprint === 'string') entry.fingerprint = raw.fingerprint;
       state[url] = entry;
     }
     return state;

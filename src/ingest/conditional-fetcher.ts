@@ -5,6 +5,7 @@
  */
 import { sha256 } from '../domain/sha256.ts';
 import type { ArchiveRun, FetchState, FetchStateEntry } from './archive.ts';
+import { UpstreamError } from './errors.ts';
 import type { UpstreamClient, UpstreamResponse } from './http-client.ts';
 import type { PageFetcher, PageGetInit, RawPage } from './source.ts';
 
@@ -20,7 +21,7 @@ export interface FetchedPage {
 /** A PageFetcher that also archives pages and reports what it fetched. */
 export interface ConditionalFetcher extends PageFetcher {
   /** `status` 200 for a fresh body, 304 for one read from the archive; UpstreamError after retries. */
-  get(url: string, init?: PageGetInit): Promise<{ status: 200 | 304; body: Buffer }>;
+  get(url: string, init?: PageGetInit): Promise<{ status: 200 | 304; body: Buffer; failed?: string }>;
   /** Archives a yielded page (ArchiveRun.write) and records its address's validators; the file path. */
   archive(page: RawPage): Promise<string>;
   pages(): FetchedPage[];
@@ -43,6 +44,8 @@ interface Fetched {
   lastModified?: string;
   /** sha256 of the body served, to recognise it when archived. */
   digest: string;
+  /** The caller's `unchangedIf`, kept in the state only once the body is archived in this run. */
+  fingerprint?: string;
   /** On 304: the earlier file the body came from. */
   previousFile?: string;
   archivedAs?: string;
@@ -55,7 +58,10 @@ export function createConditionalFetcher(options: ConditionalFetcherOptions): Co
   const fetched = new Map<string, Fetched>();
   const servedBy = new WeakMap<Buffer, string>();
 
-  async function get(url: string, init: PageGetInit = {}): Promise<{ status: 200 | 304; body: Buffer }> {
+  async function get(
+    url: string,
+    init: PageGetInit = {},
+  ): Promise<{ status: 200 | 304; body: Buffer; failed?: string }> {
     const headers = init.headers ?? {};
     const cap = init.maxBytes === undefined ? {} : { maxBytes: init.maxBytes };
     if (init.post !== undefined) {
@@ -63,6 +69,36 @@ export function createConditionalFetcher(options: ConditionalFetcherOptions): Co
       return { status: 200, body: (await client.get(url, { headers, ...cap, post: init.post })).body };
     }
     const prior = Object.hasOwn(previous, url) ? previous[url] : undefined;
+    const fingerprint = init.unchangedIf === undefined ? {} : { fingerprint: init.unchangedIf };
+    if (prior !== undefined && init.unchangedIf !== undefined && prior.fingerprint === init.unchangedIf) {
+      const body = await archiveRun.readArchived(prior.file);
+      if (body !== undefined) {
+        remember(url, body, { status: 304, ...validators(prior), previousFile: prior.file, ...fingerprint });
+        return { status: 304, body };
+      }
+    }
+    try {
+      if (init.offline !== undefined) throw new UpstreamError('network', init.offline, { url });
+      return await fresh(url, headers, cap, prior, fingerprint);
+    } catch (error) {
+      if (init.orArchived !== true || prior === undefined || !(error instanceof UpstreamError)) throw error;
+      const body = await archiveRun.readArchived(prior.file);
+      if (body === undefined) throw error;
+      // Under the fingerprint it was fetched with, so that the next run asks again.
+      const was = prior.fingerprint === undefined ? {} : { fingerprint: prior.fingerprint };
+      remember(url, body, { status: 304, ...validators(prior), previousFile: prior.file, ...was });
+      return { status: 304, body, failed: error.message };
+    }
+  }
+
+  /** The address requested (conditionally when validators are known). */
+  async function fresh(
+    url: string,
+    headers: Record<string, string>,
+    cap: { maxBytes?: number },
+    prior: FetchStateEntry | undefined,
+    fingerprint: { fingerprint?: string },
+  ): Promise<{ status: 200 | 304; body: Buffer }> {
     let res: UpstreamResponse;
     if (prior !== undefined && (prior.etag !== undefined || prior.lastModified !== undefined)) {
       res = await client.get(url, withValidators({ headers, ...cap }, prior));
@@ -76,6 +112,7 @@ export function createConditionalFetcher(options: ConditionalFetcherOptions): Co
               lastModified: res.lastModified ?? prior.lastModified,
             }),
             previousFile: prior.file,
+            ...fingerprint,
           });
           return { status: 304, body };
         }
@@ -84,7 +121,7 @@ export function createConditionalFetcher(options: ConditionalFetcherOptions): Co
     } else {
       res = await client.get(url, { headers, ...cap });
     }
-    remember(url, res.body, { status: 200, ...validators(res) });
+    remember(url, res.body, { status: 200, ...validators(res), ...fingerprint });
     return { status: 200, body: res.body };
   }
 
@@ -117,8 +154,14 @@ export function createConditionalFetcher(options: ConditionalFetcherOptions): Co
     const next = Object.create(null) as FetchState;
     for (const [url, r] of fetched) {
       const file = r.archivedAs ?? r.previousFile;
-      if (file === undefined || (r.etag === undefined && r.lastModified === undefined)) continue;
-      next[url] = { ...validators(r), file };
+      // A fingerprint holds only for a body this run archived (one the adapter read and kept).
+      const fingerprint = r.archivedAs === undefined ? undefined : r.fingerprint;
+      if (
+        file === undefined ||
+        (r.etag === undefined && r.lastModified === undefined && fingerprint === undefined)
+      )
+        continue;
+      next[url] = { ...validators(r), ...(fingerprint === undefined ? {} : { fingerprint }), file };
     }
     return next;
   }

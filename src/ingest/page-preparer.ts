@@ -27,6 +27,8 @@ export interface PageJob {
   name: string;
   url?: string;
   body: ArrayBuffer;
+  /** The page's companions (RawPage.companions), each body a copy. */
+  companions?: { name: string; url?: string; body: ArrayBuffer }[];
 }
 
 /** What the worker sends back for a page: its preparation (its first part, `more` to follow), or what it threw. */
@@ -192,12 +194,22 @@ export function createWorkerPreparer(): PagePreparer {
       const body = new Uint8Array(page.body).buffer;
       const message: PageJob = { job, sourceId: adapter.meta.id, name: page.name, body };
       if (page.url !== undefined) message.url = page.url;
+      const moved = [body];
+      if (page.companions !== undefined) {
+        message.companions = page.companions.map((c) => {
+          const copy = new Uint8Array(c.body).buffer;
+          moved.push(copy);
+          return c.url === undefined
+            ? { name: c.name, body: copy }
+            : { name: c.name, url: c.url, body: copy };
+        });
+      }
       return new Promise<PreparedPage>((resolve, reject) => {
         pending.set(job, { resolve, reject });
         // Busy, it keeps the process alive for its pages; idle, it keeps nothing alive.
         const running = thread();
         running.ref();
-        running.postMessage(message, [body]);
+        running.postMessage(message, moved);
       });
     },
     async close() {

@@ -65,6 +65,8 @@ export interface SourceOutcome {
   unchanged?: number;
   /** Records that could not be read and were left out of the run. */
   setAside?: number;
+  /** Pages the run went on without (their records kept as the rest of the feed gives them), with the reason. */
+  skippedPages?: { url: string; reason: string }[];
 }
 
 /** A run's result: every source's outcome, or who holds the lease when another run is going. */
@@ -176,6 +178,7 @@ async function ingestSource(
 ): Promise<SourceOutcome> {
   const id = adapter.meta.id;
   const pages: RawPage[] = [];
+  const skippedPages: { url: string; reason: string }[] = [];
   const started = performance.now();
   try {
     let saveState: (() => Promise<void>) | undefined;
@@ -193,8 +196,10 @@ async function ingestSource(
         state: await deps.archive.loadFetchState(id),
       });
       const baseUrl = deps.sourceUrls[id] ?? adapter.meta.defaultBaseUrl;
-      for await (const page of adapter.fetch({ baseUrl, fetcher, now: now(), since })) {
+      const skipped = (url: string, reason: string) => void skippedPages.push({ url, reason });
+      for await (const page of adapter.fetch({ baseUrl, fetcher, now: now(), since, skipped })) {
         await fetcher.archive(page);
+        for (const companion of page.companions ?? []) await fetcher.archive(companion);
         pages.push(page);
         options.onProgress?.({ type: 'fetched', sourceId: id, pages: pages.length });
       }
@@ -203,7 +208,10 @@ async function ingestSource(
         await deps.archive.prune(id);
       };
     }
-    const bytes = pages.reduce((n, p) => n + p.body.byteLength, 0);
+    const bytes = pages.reduce(
+      (n, p) => n + p.body.byteLength + (p.companions ?? []).reduce((m, c) => m + c.body.byteLength, 0),
+      0,
+    );
     const preparer =
       bytes >= (options.prepareInWorkerFrom ?? PREPARE_IN_WORKER_FROM) && preparers.worker.accepts(adapter)
         ? preparers.worker
@@ -255,7 +263,20 @@ async function ingestSource(
         first: setAside.slice(0, 5).map(describeSetAside),
       });
     }
-    const outcome = { pages: pages.length, records: read.records, setAside: setAside.length, ...result };
+    if (skippedPages.length > 0) {
+      log('warn', 'pages skipped', {
+        source: id,
+        skipped: skippedPages.length,
+        first: skippedPages.slice(0, 5),
+      });
+    }
+    const outcome = {
+      pages: pages.length,
+      records: read.records,
+      setAside: setAside.length,
+      ...(skippedPages.length > 0 ? { skippedPages } : {}),
+      ...result,
+    };
     log('info', 'source ingested', { source: id, ...outcome });
     return { sourceId: id, status: 'ok', ...outcome };
   } catch (error) {

@@ -52,6 +52,12 @@ async function prepare(job: PageJob): Promise<void> {
     if (adapter === undefined) throw new Error(`unknown source ${job.sourceId}`);
     const page: RawPage = { name: job.name, body: Buffer.from(job.body) };
     if (job.url !== undefined) page.url = job.url;
+    if (job.companions !== undefined)
+      page.companions = job.companions.map((c) => {
+        const companion: RawPage = { name: c.name, body: Buffer.from(c.body) };
+        if (c.url !== undefined) companion.url = c.url;
+        return companion;
+      });
     const { dataAsOf, setAside, count, parts } = parseInParts(adapter, page);
     for (let index = 0; index < count; index++) {
       while (sent - state.count >= IN_FLIGHT && !state.cancelled)

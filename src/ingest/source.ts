@@ -23,6 +23,11 @@ export interface RawPage {
   name: string;
   body: Buffer;
   url?: string;
+  /**
+   * Further bodies the agency served for this page's records (an ACCC notice page per feed item), each
+   * archived as served beside the page and given to `parse` with it. Offline mirrors have none.
+   */
+  companions?: RawPage[];
 }
 
 /** A record of a page that could not be read: left out of the run, with the reason. */
@@ -47,12 +52,28 @@ export interface PageGetInit {
   maxBytes?: number;
   /** A query sent as a POST body (a search API's paging); such a page is never fetched conditionally. */
   post?: { body: string; contentType: string };
+  /**
+   * What the caller knows of the page's content (for an ACCC notice page, a digest of the feed entry that
+   * links it). When the last successful run archived this address under the same value, the archived body
+   * is returned (status 304) without a request.
+   */
+  unchangedIf?: string;
+  /**
+   * When the request fails, the body the last successful run archived for this address (status 304,
+   * `failed` giving the failure) rather than the failure; the next run asks again.
+   */
+  orArchived?: boolean;
+  /**
+   * Make no request (the reason why): only a body archived under the same `unchangedIf`, or with
+   * `orArchived` the last one archived; else an UpstreamError giving the reason.
+   */
+  offline?: string;
 }
 
 /** A GET (or a query POST) against an agency; the caller applies timeouts, retries and caps. */
 export interface PageFetcher {
   /** Returns the body; on 304 the previously archived body. Throws UpstreamError after retries. */
-  get(url: string, init?: PageGetInit): Promise<{ status: number; body: Buffer }>;
+  get(url: string, init?: PageGetInit): Promise<{ status: number; body: Buffer; failed?: string }>;
 }
 
 /** Everything an adapter's fetch may use. */
@@ -63,6 +84,11 @@ export interface FetchContext {
   now: Date;
   /** Last success (null on first run or forced rebuild): incremental feeds fetch from here, less a margin. */
   since: Date | null;
+  /**
+   * Reports a page the run goes on without (a notice page that failed to fetch or read, its record kept
+   * as the feed gives it): named in the run's outcome; the next run asks for it again.
+   */
+  skipped?(url: string, reason: string): void;
 }
 
 /** One agency feed: its facts, how to fetch it, and how to parse its pages. */

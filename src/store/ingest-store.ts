@@ -15,6 +15,7 @@ import {
   prepareRecall,
   preparedColumns,
   preparedContent,
+  underId,
   type PreparedRecall,
 } from './recall-rows.ts';
 import type { Database } from './schema.ts';
@@ -65,7 +66,10 @@ export class IngestStore {
     private readonly state: StoreStateWatch,
   ) {}
 
-  /** Applies one source's complete observation atomically; the last draft of a record id wins. */
+  /**
+   * Applies one source's complete observation atomically; the last draft of a record id wins. A draft
+   * whose record id is not stored but one of its former ids is, is written under that former id.
+   */
   async apply(obs: SourceObservation): Promise<ApplyResult> {
     return this.applyStream(obs, single(obs.drafts.map((d) => prepareRecall(obs, d))), () => obs);
   }
@@ -109,7 +113,10 @@ export class IngestStore {
       for await (const batch of batches) {
         const inserts: unknown[][] = [];
         const newIdentifiers: unknown[][] = [];
-        for (const record of batch) {
+        for (const listed of batch) {
+          // A record stored under a former id keeps it.
+          const kept = existing.has(listed.id) ? undefined : listed.former?.find(([id]) => existing.has(id));
+          const record = kept === undefined ? listed : underId(listed, kept);
           const prior = existing.get(record.id);
           if (prior === undefined) {
             if (inserted.has(record.id)) {

@@ -127,6 +127,8 @@ export interface PreparedRecall {
   values: unknown[];
   /** The identifiers rows' values, each in {@link IDENTIFIER_COLUMNS} order. */
   identifiers: unknown[][];
+  /** The draft's former record ids (`formerRecordIds`), as [recall id, record id] pairs. */
+  former?: [string, string][];
 }
 
 const CONTENT_AT = DRAFT_COLUMNS.indexOf('content');
@@ -138,12 +140,28 @@ export function prepareRecall(origin: RecordOrigin, draft: RecallDraft): Prepare
   const json = JSON.stringify(content);
   const hash = contentHashOfJson(json);
   const row = recallColumns(id, origin, draft, content, hash, json);
-  return {
+  const prepared: PreparedRecall = {
     id,
     hash,
     values: DRAFT_COLUMNS.map((c) => row[c]),
     identifiers: identifierRows(id, content).map((i) => IDENTIFIER_COLUMNS.map((c) => i[c])),
   };
+  const former = (draft.formerRecordIds ?? []).filter((r) => r !== draft.recordId);
+  if (former.length > 0) prepared.former = former.map((r) => [recallId(origin.sourceId, r), r]);
+  return prepared;
+}
+
+const ID_AT = DRAFT_COLUMNS.indexOf('id');
+const RECORD_ID_AT = DRAFT_COLUMNS.indexOf('record_id');
+const RECALL_ID_AT = IDENTIFIER_COLUMNS.indexOf('recall_id');
+
+/** The record as it is written under another of its ids (a former one): content and hash unchanged. */
+export function underId(record: PreparedRecall, [id, recordId]: [string, string]): PreparedRecall {
+  const values = [...record.values];
+  values[ID_AT] = id;
+  values[RECORD_ID_AT] = recordId;
+  const identifiers = record.identifiers.map((row) => row.map((v, i) => (i === RECALL_ID_AT ? id : v)));
+  return { id, hash: record.hash, values, identifiers };
 }
 
 /** A prepared record's canonical content, parsed back from its JSON. */

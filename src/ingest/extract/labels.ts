@@ -35,7 +35,7 @@ const LABEL = new RegExp(
     String.raw`|(?<lot>lot(?:s|\(s\))?(?:\s*\/\s*batch(?:es)?)?|(?:c[oó]digos?|n[uú]meros?)\s+de\s+lotes?|lotes?|(?:num[ée]ros?|codes?)\s+de\s+lots?|chargen(?:nummer|-?nr\.?))` +
     String.raw`|(?<serial>serial(?=\s*(?:numbers?|nos?\b|#))|serials|serial\s+ranges?)` +
     String.raw`|(?<model>models?(?:\(s\))?(?:\s*\/\s*(?:catalog(?:ue)?|SKU))?|modelos?|mod[eè]les?|P\/N|REF|SKUs?)` +
-    String.raw`|(?<modelq>(?:catalog(?:ue)?|cat\.?|part|item|product(?:\s+identification)?|style)(?=\s*(?:codes?|numbers?|nos?\b|nbr\b|#)))` +
+    String.raw`|(?<modelq>(?:catalog(?:ue)?|cat\.?|part|item|kit|product(?:\s+identification)?|style)(?=\s*(?:codes?|numbers?|nos?\b|nbr\b|#)))` +
     String.raw`|(?<code>codes?)` +
     String.raw`)(?![A-Za-z])` +
     String.raw`(?<qualifier>[ \t]*(?:codes?|numbers?|nos?\.?|nbr\.?|num\.?)(?![A-Za-z]))?` +

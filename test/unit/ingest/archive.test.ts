@@ -269,3 +269,41 @@ test('conditional fetcher: a yielded page without url is linked by its body', as
   );
   await s.finish();
 });
+
+test('conditional fetcher: a page archived under the same fingerprint is not asked for; a failure can fall back to the archive', async (t) => {
+  const archive = createArchive(await tempDir(t));
+  const s = await scriptedAgency(t, [
+    ['/n', (_req, res) => res.writeHead(200).end('first')],
+    ['/n', (_req, res) => res.writeHead(503).end('down')],
+    ['/n', (_req, res) => res.writeHead(503).end('down')], // the client's one retry
+  ]);
+  const fetcher = (runId: string, state: FetchState) =>
+    createConditionalFetcher({ client, archiveRun: archive.startRun('au-accc', runId), state });
+  const r1 = fetcher('r1', {});
+  const first = await r1.get(s.url('/n'), { unchangedIf: 'A' });
+  assert.equal(first.status, 200);
+  await r1.archive({ name: 'n.html', body: first.body, url: s.url('/n') });
+  assert.deepEqual({ ...r1.state() }, { [s.url('/n')]: { fingerprint: 'A', file: 'r1/n.html' } });
+
+  // Same fingerprint: no request.
+  const r2 = fetcher('r2', r1.state());
+  const same = await r2.get(s.url('/n'), { unchangedIf: 'A' });
+  assert.deepEqual([same.status, same.body.toString(), same.failed], [304, 'first', undefined]);
+  await r2.archive({ name: 'n.html', body: same.body, url: s.url('/n') });
+
+  // Another fingerprint: asked for; it fails, and the archived body comes back with the failure, under
+  // the old fingerprint, so that the next run asks again. Offline, nothing is asked.
+  const r3 = fetcher('r3', r2.state());
+  const stale = await r3.get(s.url('/n'), { unchangedIf: 'B', orArchived: true });
+  assert.deepEqual([stale.status, stale.body.toString()], [304, 'first']);
+  assert.match(stale.failed ?? '', /503/);
+  await r3.archive({ name: 'n.html', body: stale.body, url: s.url('/n') });
+  assert.equal(r3.state()[s.url('/n')]?.fingerprint, 'A');
+  const r4 = fetcher('r4', r3.state());
+  await assert.rejects(r4.get(s.url('/n'), { unchangedIf: 'B', offline: 'not asked' }), /not asked/);
+  const kept = await r4.get(s.url('/n'), { unchangedIf: 'B', offline: 'not asked', orArchived: true });
+  assert.deepEqual([kept.body.toString(), kept.failed], ['first', 'not asked']);
+  // Not archived in this run: no fingerprint is kept for it.
+  assert.deepEqual({ ...r4.state() }, {});
+  await s.finish();
+});
