@@ -2,7 +2,8 @@
 // src/domain imports nothing of ours outside itself and no I/O library; src/http never
 // reaches an engine file; adapters never touch the store; src/checks and src/quota see no HTTP.
 import js from '@eslint/js';
-import importPlugin from 'eslint-plugin-import';
+import { defineConfig } from 'eslint/config';
+import { createNodeResolver, importX } from 'eslint-plugin-import-x';
 import tseslint from 'typescript-eslint';
 
 const IO_MODULES = [
@@ -21,10 +22,10 @@ const IO_MODULES = [
 ];
 const LIBRARIES = ['better-sqlite3', 'better-sqlite3-v12', 'pg', 'kysely', 'fastify', 'ioredis', 'pino'];
 
-export default tseslint.config(
+export default defineConfig(
   { ignores: ['node_modules/**', 'dist/**', 'data/**', 'bench/corpus/**'] },
   js.configs.recommended,
-  ...tseslint.configs.recommended,
+  tseslint.configs.recommended,
   {
     languageOptions: {
       globals: {
@@ -58,14 +59,14 @@ export default tseslint.config(
     // No import cycles in the product or its benchmarks (the rule follows value imports;
     // test/unit/import-cycles.test.ts checks type-only ones too), and no promise left unhandled.
     files: ['src/**/*.ts', 'bench/**/*.ts'],
-    plugins: { import: importPlugin },
+    plugins: { 'import-x': importX },
     settings: {
-      'import/parsers': { '@typescript-eslint/parser': ['.ts'] },
-      'import/resolver': { node: { extensions: ['.ts', '.js'] } },
+      'import-x/parsers': { '@typescript-eslint/parser': ['.ts'] },
+      'import-x/resolver-next': [createNodeResolver({ extensions: ['.ts', '.js'] })],
     },
     languageOptions: { parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname } },
     rules: {
-      'import/no-cycle': ['error', { ignoreExternal: true }],
+      'import-x/no-cycle': ['error', { ignoreExternal: true }],
       '@typescript-eslint/no-floating-promises': 'error',
     },
   },

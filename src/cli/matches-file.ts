@@ -95,7 +95,7 @@ export function readMatches(path: string): MatchLine[] {
   try {
     records = parseCsv(text, { columns: true }) as Record<string, string>[];
   } catch (error) {
-    throw new Error(`${path} is not readable CSV: ${(error as Error).message}`);
+    throw new Error(`${path} is not readable CSV: ${(error as Error).message}`, { cause: error });
   }
   const header = text.slice(0, text.indexOf('\n')).trim();
   if (header !== MATCH_COLUMNS.join(','))

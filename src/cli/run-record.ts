@@ -5,9 +5,10 @@
  */
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { Type, type Static } from '@sinclair/typebox';
-import { Value } from '@sinclair/typebox/value';
+import { Type, type Static } from 'typebox';
+import { Value } from 'typebox/value';
 import { Nullable } from '../domain/json-schema.ts';
+import { firstError } from '../ingest/validate.ts';
 
 /** The `format` of run.json; a later layout gets a new one. */
 export const RUN_FORMAT = 'recalls-check-run/1';
@@ -109,10 +110,8 @@ export function loadRun(dir: string): RunRecord | undefined {
     throw new RunFolderError(`${path} is not JSON: ${(error as Error).message}`);
   }
   if (!Value.Check(RunRecordSchema, value)) {
-    const first = Value.Errors(RunRecordSchema, value).First();
-    throw new RunFolderError(
-      `${path} is not a run record of this version (${first === undefined ? 'unknown shape' : `${first.path || '/'}: ${first.message}`})`,
-    );
+    const first = firstError(Value.Errors(RunRecordSchema, value)) ?? 'unknown shape';
+    throw new RunFolderError(`${path} is not a run record of this version (${first})`);
   }
   return value;
 }

@@ -1,11 +1,11 @@
 /** A catalogue check as pure steps: plan (normalise, reject, deduplicate, probe keys), then the receipt. */
-import { Type, type Static } from '@sinclair/typebox';
+import { Type, type Static } from 'typebox';
 import { lookupKeys } from './identifiers/match-keys.ts';
 import { ruleMatches } from './identifiers/match-rules.ts';
 import { normaliseIdentifier } from './identifiers/normalise.ts';
 import { IdentifierKindSchema, REJECTION_REASONS, type IdentifierKind } from './identifiers/kinds.ts';
 import { resultDigest, submittedDigest } from './digests.ts';
-import { Nullable, StringEnum } from './json-schema.ts';
+import { Nullable, Ref, StringEnum } from './json-schema.ts';
 import { SeveritySchema, type Severity } from './taxonomy.ts';
 
 /** Lowercase hex SHA-256. */
@@ -16,7 +16,7 @@ export const CheckMatchSchema = Type.Object(
     recall_id: Type.String(),
     matched_on: Type.Object(
       {
-        kind: Type.Ref(IdentifierKindSchema),
+        kind: Ref(IdentifierKindSchema),
         normalized: Type.String(),
       },
       {
@@ -32,7 +32,7 @@ export const CheckMatchSchema = Type.Object(
     title: Nullable(Type.String()),
     jurisdiction: Nullable(Type.String()),
     recall_date: Nullable(Type.String({ format: 'date' })),
-    severity: Nullable(Type.Ref(SeveritySchema)),
+    severity: Nullable(Ref(SeveritySchema)),
     url: Nullable(Type.String()),
   },
   { $id: 'CheckMatch', description: 'One (checked identifier, matching recall) pair, frozen at check time' },
@@ -61,7 +61,7 @@ const receiptProperties = {
     'Lowercase hex SHA-256 over the distinct `kind:normalized` pairs (kind as submitted, lower-cased), sorted by code unit, joined with "\\n", no trailing newline',
   ),
   rejected_count: Type.Integer(),
-  rejected: Type.Array(Type.Ref(RejectedIdentifierSchema)),
+  rejected: Type.Array(Ref(RejectedIdentifierSchema)),
   match_count: Type.Integer(),
   result_digest: Digest(
     'Lowercase hex SHA-256 over the distinct matched recall ids, sorted, joined with "\\n"',
@@ -72,7 +72,7 @@ const receiptProperties = {
 
 /** A receipt as one is read or made: with its matches. */
 export const CheckReceiptSchema = Type.Object(
-  { ...receiptProperties, matches: Type.Array(Type.Ref(CheckMatchSchema)) },
+  { ...receiptProperties, matches: Type.Array(Ref(CheckMatchSchema)) },
   { $id: 'CheckReceipt', description: 'An immutable catalogue-check receipt, with its matches' },
 );
 /** The immutable record of a catalogue check, with its matches. */

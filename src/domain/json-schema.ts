@@ -1,5 +1,15 @@
 /** TypeBox builders; schemas are the single source of the domain shapes (types are their `Static<>`). */
-import { Type, type TObject, type TSchema } from '@sinclair/typebox';
+import { Type, type Static, type TObject, type TSchema, type TSchemaOptions, type TUnsafe } from 'typebox';
+
+/**
+ * `{ $ref: <schema's $id>, ...options }`, typed as `schema` (TypeBox's `Type.Ref` takes a name and types it
+ * `unknown` outside a module). Every schema referred to is registered by its `$id` with Fastify.
+ */
+export function Ref<T extends TSchema>(schema: T, options: TSchemaOptions = {}): TUnsafe<Static<T>> {
+  const id = (schema as { $id?: unknown }).$id;
+  if (typeof id !== 'string') throw new Error('Ref: the schema has no $id');
+  return Type.Unsafe<Static<T>>(Type.Ref(id, options));
+}
 
 /** `schema` or null. */
 export const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);

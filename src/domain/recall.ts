@@ -1,12 +1,12 @@
 /** The normalised recall (draft and stored), each shape a TypeBox schema plus its `Static` type. */
-import { Type, type Static } from '@sinclair/typebox';
+import { Type, type Static } from 'typebox';
 import { ConfidenceSchema, IdentifierKindSchema } from './identifiers/kinds.ts';
-import { Nullable } from './json-schema.ts';
+import { Nullable, Ref } from './json-schema.ts';
 import { HazardCategorySchema, RemedySchema, SeveritySchema } from './taxonomy.ts';
 
 export const IdentifierSchema = Type.Object(
   {
-    kind: Type.Ref(IdentifierKindSchema),
+    kind: Ref(IdentifierKindSchema),
     value: Type.String({ description: 'Exactly as the agency published it' }),
     normalized: Type.String({
       description:
@@ -15,7 +15,7 @@ export const IdentifierSchema = Type.Object(
         "starts with the stem (`KX2040GC*`), or `FROM..TO`, a range holding every value of the ends' " +
         'length and pattern of letters and digits that lies between them (`40012000..40098999`)',
     }),
-    confidence: Type.Ref(ConfidenceSchema),
+    confidence: Ref(ConfidenceSchema),
   },
   { $id: 'Identifier' },
 );
@@ -34,7 +34,7 @@ const summaryHead = {
   title: Nullable(Type.String()),
   summary: Nullable(Type.String()),
   hazard: Type.Object({
-    category: Nullable(Type.Ref(HazardCategorySchema)),
+    category: Nullable(Ref(HazardCategorySchema)),
     text: Nullable(Type.String({ description: "The agency's own wording, verbatim" })),
   }),
   product: Type.Object({
@@ -42,9 +42,9 @@ const summaryHead = {
     brands: Type.Array(Type.String()),
     models: Type.Array(Type.String()),
   }),
-  severity: Nullable(Type.Ref(SeveritySchema)),
+  severity: Nullable(Ref(SeveritySchema)),
   source_classification: Nullable(Type.String({ description: "The agency's own class label, unmapped" })),
-  remedy: Nullable(Type.Ref(RemedySchema)),
+  remedy: Nullable(Ref(RemedySchema)),
   recall_date: Nullable(Type.String({ format: 'date' })),
   published_date: Nullable(Type.String({ format: 'date' })),
   countries: Type.Array(Type.String()),
@@ -65,7 +65,7 @@ export const RecallSchema = Type.Object(
   {
     ...summaryHead,
     ...summaryTail,
-    identifiers: Type.Array(Type.Ref(IdentifierSchema), {
+    identifiers: Type.Array(Ref(IdentifierSchema), {
       description: 'Every extracted product identifier',
     }),
   },
@@ -107,11 +107,11 @@ export const RecallMatchSchema = Type.Object(
     ...summaryTail,
     match: Type.Object(
       {
-        kind: Type.Ref(IdentifierKindSchema),
+        kind: Ref(IdentifierKindSchema),
         normalized: Type.String({
           description: 'As stored: the exact value, or the match rule (`STEM*`, `FROM..TO`) that holds it',
         }),
-        confidence: Type.Ref(ConfidenceSchema),
+        confidence: Ref(ConfidenceSchema),
       },
       {
         description:

@@ -5,7 +5,7 @@
  * fields left out, `JSON.stringify` escaping). Bytes rather than the string: Node would encode a string
  * inside the socket write, and the answer cache keeps bytes anyway (a 57 KB page: ~18 % less server CPU).
  */
-import type { Static } from '@sinclair/typebox';
+import type { Static } from 'typebox';
 import type { FastifyReply } from 'fastify';
 import { servedOrder } from '../domain/json-schema.ts';
 import { jsonBytes, type JsonText } from '../domain/json-text.ts';

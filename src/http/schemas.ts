@@ -3,7 +3,7 @@
  * fields off the wire) and make up the OpenAPI document. The shapes the domain also uses are
  * defined beside their types in src/domain and re-exported here.
  */
-import { Type, type Static, type TSchema } from '@sinclair/typebox';
+import { Type, type Static, type TSchema } from 'typebox';
 import {
   CheckMatchSchema,
   CheckReceiptSchema,
@@ -11,7 +11,7 @@ import {
   RejectedIdentifierSchema,
 } from '../domain/check.ts';
 import { ConfidenceSchema, IdentifierKindSchema } from '../domain/identifiers/kinds.ts';
-import { Nullable, StringEnum } from '../domain/json-schema.ts';
+import { Nullable, Ref, StringEnum } from '../domain/json-schema.ts';
 import {
   IdentifierSchema,
   RecallMatchSchema,
@@ -138,15 +138,15 @@ export const SHARED_SCHEMAS = [
 
 /** `{data, meta}` with one object as data; `description` says what the answer is (the response's, in OpenAPI). */
 export const envelope = (data: TSchema, description: string) =>
-  Type.Object({ data, meta: Type.Ref(MetaSchema) }, { description });
+  Type.Object({ data, meta: Ref(MetaSchema) }, { description });
 
 /** `{data, meta}` of a paged list of `item`. */
 export const pageEnvelope = (item: TSchema, description: string) =>
-  Type.Object({ data: Type.Array(item), meta: Type.Ref(PageMetaSchema) }, { description });
+  Type.Object({ data: Type.Array(item), meta: Ref(PageMetaSchema) }, { description });
 
 const problem = (description: string) => ({
   description,
-  content: { 'application/problem+json': { schema: Type.Ref(ProblemSchema) } },
+  content: { 'application/problem+json': { schema: Ref(ProblemSchema) } },
 });
 
 /** The error responses of a keyed endpoint. */

@@ -3,9 +3,9 @@
  * place and reason, a page of unknown shape is UpstreamError('format'). Schemas compile once, at
  * module load (many times faster than `Value.Check` over hundreds of thousands of records).
  */
-import { Type, type Static, type TSchema } from '@sinclair/typebox';
-import { TypeCompiler } from '@sinclair/typebox/compiler';
-import type { ValueError } from '@sinclair/typebox/value';
+import { Type, type Static, type TSchema } from 'typebox';
+import { Compile } from 'typebox/compile';
+import type { TLocalizedValidationError } from 'typebox/error';
 import { XMLParser, XMLValidator, type X2jOptions } from 'fast-xml-parser';
 import { UpstreamError, formatError } from './errors.ts';
 import type { SetAside } from './source.ts';
@@ -22,28 +22,36 @@ export interface Validator<T extends TSchema> {
 
 /** Compiles `schema` into a Validator (call once per schema, at module load). */
 export function compileValidator<T extends TSchema>(schema: T): Validator<T> {
-  const compiled = TypeCompiler.Compile(schema);
+  const compiled = Compile(schema);
   return {
     check: (value: unknown): value is Static<T> => compiled.Check(value),
-    firstError(value) {
-      const first = compiled.Errors(value).First();
-      if (first === undefined) return 'does not match';
-      const error = deepest(first);
-      return `${error.path || '/'}: ${error.message}`;
-    },
+    firstError: (value) => firstError(compiled.Errors(value)) ?? 'does not match',
   };
 }
 
-/** Inside a union (`[…] | null`), the deepest failing place names the drift best. */
-function deepest(error: ValueError): ValueError {
-  let best = error;
-  for (const branch of error.errors) {
-    for (const inner of branch) {
-      const candidate = deepest(inner);
-      if (candidate.path.length > best.path.length) best = candidate;
-    }
+/**
+ * The first failing place of a value, as `<path>: <message>`. TypeBox lists every error, a union's branch
+ * errors before the union's own: when the first lies inside a union, the deepest failing place in that union
+ * names the drift best (the union's own error when no branch reaches deeper). A missing property is named
+ * at its own place.
+ */
+export function firstError(errors: readonly TLocalizedValidationError[]): string | undefined {
+  const first = errors[0];
+  if (first === undefined) return undefined;
+  let error = first;
+  const at = first.schemaPath.indexOf('/anyOf/');
+  if (at !== -1) {
+    const union = first.schemaPath.slice(0, at);
+    const inside = errors.filter((e) => e.schemaPath === union || e.schemaPath.startsWith(`${union}/anyOf/`));
+    error = inside.find((e) => e.schemaPath === union) ?? first;
+    for (const e of inside) if (e.instancePath.length > error.instancePath.length) error = e;
   }
-  return best;
+  if (error.keyword === 'required') {
+    const [missing] = error.params.requiredProperties;
+    const pointer = String(missing).replaceAll('~', '~0').replaceAll('/', '~1');
+    return `${error.instancePath}/${pointer}: is required`;
+  }
+  return `${error.instancePath || '/'}: ${error.message}`;
 }
 
 /** A page body as text, without the byte-order mark some agencies put before it. */

@@ -3,7 +3,8 @@
  * as objects from their columns (not from the stored rendering) and serialised by Fastify with the routes'
  * response schemas. A test compares them byte for byte with what the service now assembles.
  */
-import { Type, type TSchema } from '@sinclair/typebox';
+import type { TSchema } from 'typebox';
+import { Ref } from '../../src/domain/json-schema.ts';
 import Fastify, { type FastifyInstance } from 'fastify';
 import type { Config } from '../../src/config.ts';
 import type { Recall, RecallSummary, Revision } from '../../src/domain/recall.ts';
@@ -21,10 +22,10 @@ import { openRawEngine } from './database.ts';
 
 /** The response schemas of the routes compared, as the routes declare them. */
 const SHAPES = {
-  list: pageEnvelope(Type.Ref(RecallSummarySchema), 'list'),
-  one: envelope(Type.Ref(RecallSchema), 'one'),
-  matches: pageEnvelope(Type.Ref(RecallMatchSchema), 'matches'),
-  revisions: pageEnvelope(Type.Ref(RevisionSchema), 'revisions'),
+  list: pageEnvelope(Ref(RecallSummarySchema), 'list'),
+  one: envelope(Ref(RecallSchema), 'one'),
+  matches: pageEnvelope(Ref(RecallMatchSchema), 'matches'),
+  revisions: pageEnvelope(Ref(RevisionSchema), 'revisions'),
 } satisfies Record<string, TSchema>;
 
 /** Which route's answer a body is. */

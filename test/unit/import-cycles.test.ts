@@ -1,5 +1,5 @@
 /**
- * No import cycle in src/ or bench/, type-only imports included: eslint's import/no-cycle follows
+ * No import cycle in src/ or bench/, type-only imports included: eslint's import-x/no-cycle follows
  * value imports only, and a knot of types is still a knot to untie.
  */
 import assert from 'node:assert/strict';

@@ -1,10 +1,10 @@
 /** POST /v1/checks, GET /v1/checks, GET /v1/checks/{id}: catalogue checks and their receipts. */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { Type } from '@sinclair/typebox';
+import { Type } from 'typebox';
 import { assertWellFormed, CheckService } from '../../checks/check-service.ts';
 import type { CheckReceipt } from '../../domain/check.ts';
 import { MAX_VALUE_LENGTH } from '../../domain/identifiers/normalise.ts';
-import { Text } from '../../domain/json-schema.ts';
+import { Ref, Text } from '../../domain/json-schema.ts';
 import { monthlyFields } from '../gates/quota.ts';
 import { invalidParameter } from '../problems.ts';
 import { Walk } from '../paging.ts';
@@ -112,7 +112,7 @@ export const checkRoutes: FastifyPluginAsyncTypebox<RouteContext> = async (app, 
         response: {
           201: {
             ...envelope(
-              Type.Ref(CheckReceiptSchema),
+              Ref(CheckReceiptSchema),
               "The check's receipt, with its matches; a replayed Idempotency-Key answers the first receipt",
             ),
             headers: {
@@ -169,7 +169,7 @@ export const checkRoutes: FastifyPluginAsyncTypebox<RouteContext> = async (app, 
         querystring: ListQuery,
         response: {
           200: pageEnvelope(
-            Type.Ref(CheckReceiptSummarySchema),
+            Ref(CheckReceiptSummarySchema),
             "A page of the calling key's receipts (without matches), newest first",
           ),
           ...KEYED_ERRORS,
@@ -207,7 +207,7 @@ export const checkRoutes: FastifyPluginAsyncTypebox<RouteContext> = async (app, 
         tags: ['identifiers'],
         params: IdParams,
         response: {
-          200: envelope(Type.Ref(CheckReceiptSchema), 'The receipt, with its matches as at check time'),
+          200: envelope(Ref(CheckReceiptSchema), 'The receipt, with its matches as at check time'),
           ...KEYED_ERRORS,
         },
       },

@@ -1,6 +1,7 @@
 /** GET /v1/health: no key, no envelope. */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { Type } from '@sinclair/typebox';
+import { Type } from 'typebox';
+import { Ref } from '../../domain/json-schema.ts';
 import type { RouteContext } from '../route-context.ts';
 import { HealthSchema, PUBLIC_ERRORS } from '../schemas.ts';
 
@@ -17,7 +18,7 @@ export const healthRoutes: FastifyPluginAsyncTypebox<RouteContext> = async (app,
         security: [],
         querystring: Type.Object({}),
         response: {
-          200: Type.Ref(HealthSchema, { description: 'Service and per-source health (no envelope)' }),
+          200: Ref(HealthSchema, { description: 'Service and per-source health (no envelope)' }),
           ...PUBLIC_ERRORS,
         },
       },

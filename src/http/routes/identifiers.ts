@@ -1,8 +1,8 @@
 /** GET /v1/identifiers/{kind}/{value}: recalls holding one identifier, in any of its printed forms. */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { Type } from '@sinclair/typebox';
+import { Type } from 'typebox';
 import { IDENTIFIER_KINDS, parseKind } from '../../domain/identifiers/kinds.ts';
-import { StringEnum } from '../../domain/json-schema.ts';
+import { Ref, StringEnum } from '../../domain/json-schema.ts';
 import { lookupKeys } from '../../domain/identifiers/match-keys.ts';
 import { normaliseIdentifier } from '../../domain/identifiers/normalise.ts';
 import { Walk } from '../paging.ts';
@@ -42,7 +42,7 @@ export const identifierRoutes: FastifyPluginAsyncTypebox<RouteContext> = async (
         querystring: Query,
         response: {
           200: pageEnvelope(
-            Type.Ref(RecallMatchSchema),
+            Ref(RecallMatchSchema),
             'A page of the recalls holding the identifier, each with the stored identifier that matched (empty when none)',
           ),
           ...KEYED_ERRORS,

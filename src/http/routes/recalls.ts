@@ -1,6 +1,7 @@
 /** GET /v1/recalls, /v1/recalls/{id}, /v1/recalls/{id}/revisions. */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { Type } from '@sinclair/typebox';
+import { Type } from 'typebox';
+import { Ref } from '../../domain/json-schema.ts';
 import { isCalendarDate } from '../../domain/dates.ts';
 import type { RecallFilters } from '../../store/recalls-store.ts';
 import { Walk } from '../paging.ts';
@@ -29,10 +30,10 @@ const ListQuery = Type.Object({
     Type.String({ minLength: 1, maxLength: 64, description: 'One source feed id (see /v1/sources)' }),
   ),
   hazard_category: Type.Optional(
-    Type.Ref(HazardCategorySchema, { description: 'Only recalls of this canonical hazard category' }),
+    Ref(HazardCategorySchema, { description: 'Only recalls of this canonical hazard category' }),
   ),
-  severity: Type.Optional(Type.Ref(SeveritySchema, { description: 'Only recalls of this severity' })),
-  remedy: Type.Optional(Type.Ref(RemedySchema, { description: 'Only recalls with this remedy' })),
+  severity: Type.Optional(Ref(SeveritySchema, { description: 'Only recalls of this severity' })),
+  remedy: Type.Optional(Ref(RemedySchema, { description: 'Only recalls with this remedy' })),
   from: Type.Optional(
     Type.String({ format: 'date', description: 'Earliest recall_date, inclusive, YYYY-MM-DD' }),
   ),
@@ -74,7 +75,7 @@ export const recallRoutes: FastifyPluginAsyncTypebox<RouteContext> = async (app,
         querystring: ListQuery,
         response: {
           200: pageEnvelope(
-            Type.Ref(RecallSummarySchema),
+            Ref(RecallSummarySchema),
             'A page of recalls (without their identifiers), newest publication first; `meta.next_cursor` continues the walk',
           ),
           ...KEYED_ERRORS,
@@ -135,7 +136,7 @@ export const recallRoutes: FastifyPluginAsyncTypebox<RouteContext> = async (app,
         tags: ['recalls'],
         params: IdParams,
         response: {
-          200: envelope(Type.Ref(RecallSchema), 'The recall, with every extracted identifier'),
+          200: envelope(Ref(RecallSchema), 'The recall, with every extracted identifier'),
           ...KEYED_ERRORS,
         },
       },
@@ -172,7 +173,7 @@ export const recallRoutes: FastifyPluginAsyncTypebox<RouteContext> = async (app,
         querystring: RevisionsQuery,
         response: {
           200: pageEnvelope(
-            Type.Ref(RevisionSchema),
+            Ref(RevisionSchema),
             "A page of the recall's amendments, oldest first (empty when never amended)",
           ),
           ...KEYED_ERRORS,

@@ -1,6 +1,7 @@
 /** GET /v1/sources: every source with its licence, attribution and freshness. */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { Type } from '@sinclair/typebox';
+import { Type } from 'typebox';
+import { Ref } from '../../domain/json-schema.ts';
 import { corpusVersionOf, type RouteContext } from '../route-context.ts';
 import { envelope, KEYED_ERRORS, SourceSchema } from '../schemas.ts';
 
@@ -16,7 +17,7 @@ export const sourceRoutes: FastifyPluginAsyncTypebox<RouteContext> = async (app,
         querystring: Type.Object({}),
         response: {
           200: envelope(
-            Type.Array(Type.Ref(SourceSchema)),
+            Type.Array(Ref(SourceSchema)),
             'Every source with its licence, required attribution and freshness',
           ),
           ...KEYED_ERRORS,

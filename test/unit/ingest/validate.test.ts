@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { Type } from '@sinclair/typebox';
+import { Type } from 'typebox';
 import { UpstreamError } from '../../../src/ingest/errors.ts';
 import {
   JSON_LIMITS,

@@ -2,7 +2,7 @@
  * The ACCC recalls RSS 2.0 feed, checked at the edge (../../validate.ts): every item needs a title
  * and a link; its `description` carries the notice as HTML (notice-html.ts).
  */
-import { Type, type Static } from '@sinclair/typebox';
+import { Type, type Static } from 'typebox';
 import { formatError } from '../../errors.ts';
 import type { SetAside } from '../../source.ts';
 import {

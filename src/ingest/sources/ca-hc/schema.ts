@@ -1,5 +1,5 @@
 /** Health Canada's dump (`HCRSAMOpenData.json`): a JSON array checked at the edge (../../validate.ts). */
-import { Type, type Static } from '@sinclair/typebox';
+import { Type, type Static } from 'typebox';
 import {
   checkRecords,
   compileValidator,

@@ -1,5 +1,5 @@
 /** Safety Gate's public JSON API: a page of the notification list, or one notification, checked at the edge (../../validate.ts). */
-import { Type, type Static, type TSchema } from '@sinclair/typebox';
+import { Type, type Static, type TSchema } from 'typebox';
 import { calendarDate } from '../../../domain/dates.ts';
 import { formatError } from '../../errors.ts';
 import type { SetAside } from '../../source.ts';
@@ -131,7 +131,7 @@ function instant(value: string | null | undefined): string | null {
   return Number.isNaN(t) ? null : new Date(t).toISOString();
 }
 
-function listOf(page: Record<string, unknown>, url: string | undefined): NotificationList {
+function listOf(page: object, url: string | undefined): NotificationList {
   if (!ListPageValidator.check(page)) {
     throw formatError(`Safety Gate list page drifted: ${ListPageValidator.firstError(page)}`, url);
   }

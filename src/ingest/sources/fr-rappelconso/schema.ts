@@ -2,7 +2,7 @@
  * A RappelConso records page (Opendatasoft Explore API v2.1, `{total_count, results[]}`), checked at
  * the edge (../../validate.ts). The dataset lower-cases all text; unknown fields pass.
  */
-import { Type, type Static } from '@sinclair/typebox';
+import { Type, type Static } from 'typebox';
 import type { SetAside } from '../../source.ts';
 import { checkRecords, compileValidator, fieldOf, jsonPageReader, OptionalText } from '../../validate.ts';
 

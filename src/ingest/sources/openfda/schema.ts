@@ -3,7 +3,7 @@
  * fields must have the type openFDA documents (an empty field is omitted on some records, `""`
  * on others), and every record needs a recall number.
  */
-import { Type, type Static } from '@sinclair/typebox';
+import { Type, type Static } from 'typebox';
 import type { SetAside } from '../../source.ts';
 import { checkRecords, compileValidator, fieldOf, jsonPageReader, OptionalText } from '../../validate.ts';
 

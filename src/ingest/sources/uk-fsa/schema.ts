@@ -2,7 +2,7 @@
  * An FSA Food Alerts API page (`{meta, items[]}`), checked at the edge (../../validate.ts). Linked
  * data as JSON: one value may come as a one-element array, a coded one as `{"@id", "label"}`.
  */
-import { Type, type Static, type TSchema } from '@sinclair/typebox';
+import { Type, type Static, type TSchema } from 'typebox';
 import type { SetAside } from '../../source.ts';
 import { checkRecords, compileValidator, fieldOf, jsonPageReader, OptionalText } from '../../validate.ts';
 

@@ -1,5 +1,5 @@
 /** The CPSC answer: a JSON array checked at the edge (../../validate.ts); all but `RecallID` optional. */
-import { Type, type Static, type TSchema } from '@sinclair/typebox';
+import { Type, type Static, type TSchema } from 'typebox';
 import { formatError } from '../../errors.ts';
 import {
   checkRecords,

@@ -2,7 +2,7 @@
  * The FSIS response (a bare JSON array), checked at the edge (../../validate.ts). Ten multi-value
  * fields became arrays in June 2026 (justanesta/consumer-product-recalls, "Finding S"); both parse.
  */
-import { Type, type Static } from '@sinclair/typebox';
+import { Type, type Static } from 'typebox';
 import {
   checkRecords,
   compileValidator,
