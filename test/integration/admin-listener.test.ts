@@ -150,7 +150,13 @@ test('/metrics shows the traffic by route and status, 402s and 429s, leases, cac
   // The 402 is tagged too (its tag was made by the 200s before it).
   assert.equal(cache('recalls_cache_hits_total', 'corpus-tags'), 5);
   assert.equal(cache('recalls_cache_misses_total', 'corpus-tags'), 2);
-  for (const name of ['source-views', 'corpus-size', 'rule-buckets', 'burst-exemptions', 'prepared-statements'])
+  for (const name of [
+    'source-views',
+    'corpus-size',
+    'rule-buckets',
+    'burst-exemptions',
+    'prepared-statements',
+  ])
     assert.notEqual(cache('recalls_cache_max_entries', name), undefined, name);
 
   const source = (name: string, id: string) => m.value(name, { source: id });

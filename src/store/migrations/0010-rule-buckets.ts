@@ -19,7 +19,5 @@ export async function up(db: Kysely<unknown>, engine: Engine): Promise<void> {
       SELECT count(*) AS n FROM main.sqlite_master WHERE type = 'table' AND name = 'identifiers'`.execute(db);
     if (Number(rows[0]!.n) === 0) name = `corpus.${name}`;
   }
-  await sql
-    .raw(`CREATE INDEX ${name} ON identifiers (match_key) WHERE ${RULE_BUCKET_CONDITION}`)
-    .execute(db);
+  await sql.raw(`CREATE INDEX ${name} ON identifiers (match_key) WHERE ${RULE_BUCKET_CONDITION}`).execute(db);
 }
