@@ -67,6 +67,28 @@ describe('usage on an unmetered request quota', () => {
     }
   });
 
+  test('a check of exactly one identifier is charged that one identifier', async () => {
+    const s = await unmetered();
+    try {
+      const key = await s.key('scale');
+      const one = await s.request('/v1/checks', {
+        key,
+        body: { identifiers: [{ kind: 'lot', value: '4242' }] },
+      });
+      assert.equal(one.status, 201);
+      assert.match(one.headers.get('ratelimit') ?? '', /"identifiers";r=4;/, 'four of five identifiers left');
+      // five more would pass the month's five: refused, the one already charged
+      const five = await s.request('/v1/checks', {
+        key,
+        body: { identifiers: ['A1', 'A2', 'A3', 'A4', 'A5'].map((value) => ({ kind: 'lot', value })) },
+      });
+      assert.equal(five.status, 402);
+      await assertUsage(s, key, { requests: 1, identifiers: 1 });
+    } finally {
+      await s.close();
+    }
+  });
+
   test('identifiers are still reserved with the receipt: the quota is never passed', async () => {
     const s = await unmetered();
     try {
