@@ -14,7 +14,7 @@ import { openStore, type Store } from '../../src/store/database.ts';
 import { listeningUrl, runCli, startCli } from '../support/cli.ts';
 import { createTestDatabase, sqliteOnly, type TestDatabase } from '../support/database.ts';
 import { pool } from '../support/pool.ts';
-import { draft, settledUsage, startService, usageReaches, type TestService } from '../support/service.ts';
+import { draft, json, settledUsage, startService, usageReaches, type TestService } from '../support/service.ts';
 import { until } from '../support/until.ts';
 
 const month = () => new Date().toISOString().slice(0, 7);
@@ -220,7 +220,7 @@ describe('a client gone before its answer', { skip: sqliteOnly('it holds a Postg
         'identifiers',
       );
       const list = await s.request('/v1/checks', { key });
-      assert.deepEqual((await list.json()).data, [], 'no receipt recorded');
+      assert.deepEqual((await json(list)).data, [], 'no receipt recorded');
       await assertUsage(s, key, { requests: 1, identifiers: 0 }); // the list alone
     } finally {
       await s.close();
