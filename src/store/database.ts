@@ -5,7 +5,7 @@
 import { Migrator } from 'kysely';
 import type { Config } from '../config.ts';
 import { CacheRegistry } from '../domain/caches.ts';
-import { DatabaseError, type Engine } from './engine.ts';
+import { DatabaseError, REQUEST_WAIT_MS, type Engine } from './engine.ts';
 import { openSqlite } from './engines/sqlite.ts';
 import { ChecksStore } from './checks-store.ts';
 import { IdentifiersStore } from './identifiers-store.ts';
@@ -52,10 +52,14 @@ export interface Store {
 /** Ready, or why not (one line for an operator). */
 export type Readiness = { ready: true } | { ready: false; reason: string };
 
-async function openEngine(database: Config['database'], caches: CacheRegistry): Promise<Engine> {
+async function openEngine(
+  database: Config['database'],
+  caches: CacheRegistry,
+  statementTimeoutMs?: number,
+): Promise<Engine> {
   if (database.engine === 'sqlite') return openSqlite(database.path, caches);
   const { openPostgres } = await import('./engines/postgres.ts');
-  return openPostgres(database.url, caches);
+  return openPostgres(database.url, caches, { statementTimeoutMs });
 }
 
 /** The migrations of this release not applied to the database. */
@@ -116,14 +120,25 @@ async function loadCursorSecret(db: Engine['db']): Promise<Buffer> {
   return Buffer.from(row.secret, 'hex');
 }
 
-/** Opens the store on `database`, migrated, with a registry of its caches (`Store.caches`). */
-export async function openStore(database: Config['database']): Promise<Store> {
+/**
+ * Opens the store on `database`, migrated, with a registry of its caches (`Store.caches`). `serving` bounds each
+ * PostgreSQL statement by REQUEST_WAIT_MS (the migrations run before, unbounded, on connections of their own).
+ */
+export async function openStore(
+  database: Config['database'],
+  options: { serving?: boolean } = {},
+): Promise<Store> {
   const caches = new CacheRegistry();
-  const engine = await openEngine(database, caches);
+  const bounded = options.serving === true && database.engine === 'postgres';
+  let engine = await openEngine(database, bounded ? new CacheRegistry() : caches);
   let migrated: string[];
   try {
     migrated = await migrate(engine);
     await engine.ready();
+    if (bounded) {
+      await engine.close();
+      engine = await openEngine(database, caches, REQUEST_WAIT_MS);
+    }
   } catch (error) {
     await engine.close();
     throw error;

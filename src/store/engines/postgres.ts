@@ -2,7 +2,7 @@
 import { CompiledQuery, Kysely, PostgresDialect, sql } from 'kysely';
 import pg from 'pg';
 import { BoundedCache, CacheRegistry } from '../../domain/caches.ts';
-import { PREPARED_LIMIT, STATE_ROWS, type Engine, type Prepared } from '../engine.ts';
+import { PREPARED_LIMIT, REQUEST_WAIT_MS, STATE_ROWS, type Engine, type Prepared } from '../engine.ts';
 import type { Database } from '../schema.ts';
 import { PostgresStateWatch, STATE_CHANNEL } from './postgres-watch.ts';
 
@@ -12,8 +12,23 @@ function numbered(text: string): string {
   return text.replace(/\?/g, () => `$${++n}`);
 }
 
-export function openPostgres(url: string, caches = new CacheRegistry()): Engine {
-  const pool = new pg.Pool({ connectionString: url, max: 10 });
+/** What a PostgreSQL engine bounds besides a pooled connection's wait (REQUEST_WAIT_MS). */
+export interface PostgresBounds {
+  /** Each statement's `statement_timeout` (a lock wait included); none when absent. */
+  statementTimeoutMs?: number;
+}
+
+/**
+ * Opens a pool of 10 connections on `url`; waiting for one fails after REQUEST_WAIT_MS ("timeout exceeded when
+ * trying to connect"), and each statement after `bounds.statementTimeoutMs` when given (code 57014).
+ */
+export function openPostgres(url: string, caches = new CacheRegistry(), bounds: PostgresBounds = {}): Engine {
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: 10,
+    connectionTimeoutMillis: REQUEST_WAIT_MS,
+    ...(bounds.statementTimeoutMs === undefined ? {} : { statement_timeout: bounds.statementTimeoutMs }),
+  });
   // An idle pooled connection that the server closes (a restart, a terminated backend) is
   // reported here; the pool drops it and the next query connects anew. Without a listener the
   // event would crash the process.

@@ -8,6 +8,7 @@ import { CompiledQuery, Kysely, SqliteDialect, sql } from 'kysely';
 import { BoundedCache, CacheRegistry } from '../../domain/caches.ts';
 import {
   BUSY_DEADLINE_MS,
+  REQUEST_WAIT_MS,
   PREPARED_LIMIT,
   STATE_ROWS,
   WRITE_TRY_MS,
@@ -120,7 +121,7 @@ export function openSqlite(path: string, caches = new CacheRegistry()): Engine {
         throw new Error('the state rows are missing');
     },
     async withoutStall(write) {
-      const deadline = Date.now() + BUSY_DEADLINE_MS;
+      const deadline = Date.now() + REQUEST_WAIT_MS;
       for (let pause = 1; ; pause = Math.min(2 * pause, 50)) {
         connection.pragma(`busy_timeout = ${WRITE_TRY_MS}`);
         try {
