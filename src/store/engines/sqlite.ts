@@ -4,7 +4,7 @@
  */
 import { statSync } from 'node:fs';
 import { setTimeout as delay } from 'node:timers/promises';
-import { CompiledQuery, Kysely, SqliteDialect, sql } from 'kysely';
+import { CompiledQuery, Kysely, SqliteAdapter, SqliteDialect, sql } from 'kysely';
 import { BoundedCache, CacheRegistry } from '../../domain/caches.ts';
 import {
   BUSY_DEADLINE_MS,
@@ -20,6 +20,28 @@ import { corpusPathOf, moveCorpusTables, openPair } from './sqlite-files.ts';
 import type { SqliteStatement } from './sqlite-driver.ts';
 import { SqliteStateWatch } from './sqlite-watch.ts';
 
+/**
+ * Kysely's SQLite adapter takes no migration lock (one connection, it says); but two processes migrating a new
+ * file at once both ran every migration ("table already exists"). Here the migrations run in one `BEGIN
+ * IMMEDIATE` transaction: the second process waits for the write lock (the busy timeout, BUSY_DEADLINE_MS),
+ * then finds them applied.
+ */
+class MigrationLockingAdapter extends SqliteAdapter {
+  override async acquireMigrationLock(db: Kysely<unknown>): Promise<void> {
+    await sql`BEGIN IMMEDIATE`.execute(db);
+  }
+
+  override async releaseMigrationLock(db: Kysely<unknown>): Promise<void> {
+    await sql`COMMIT`.execute(db);
+  }
+}
+
+class MigrationLockingDialect extends SqliteDialect {
+  override createAdapter(): SqliteAdapter {
+    return new MigrationLockingAdapter();
+  }
+}
+
 /** Opens the service's records at `path` with the corpus file beside it (`corpusPathOf`). */
 export function openSqlite(path: string, caches = new CacheRegistry()): Engine {
   const connection = openPair(path);
@@ -33,7 +55,7 @@ export function openSqlite(path: string, caches = new CacheRegistry()): Engine {
   // and order indexes at millions of rows (~3 MB per index at 10 M entries), so a probe reads one
   // leaf page, not four. Leaf pages come from the OS cache; 64 MiB measured no faster at 2 M recalls.
   connection.pragma('corpus.cache_size = -32768');
-  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: connection }) });
+  const db = new Kysely<Database>({ dialect: new MigrationLockingDialect({ database: connection }) });
   // A statement dropped from a cache is finalised when nothing holds it any more.
   const statements = caches.add(
     new BoundedCache<string, Prepared<unknown>>('prepared-statements', { max: PREPARED_LIMIT }),
