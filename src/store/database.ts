@@ -37,8 +37,8 @@ export interface Store {
   /** The migrations opening the store applied, in order (none when the database was up to date). */
   readonly migrated: readonly string[];
   /**
-   * Whether this node can serve: the database answers as the one opened (`Engine.check`) and every migration
-   * of this release is applied. Never throws.
+   * Whether this node can serve: the database answers as the one opened (`Engine.check`), every migration
+   * of this release is applied, and it can be written (`Engine.writeProblem`: not full, not read-only). Never throws.
    */
   readiness(): Promise<Readiness>;
   /**
@@ -73,7 +73,8 @@ async function readiness(engine: Engine): Promise<Readiness> {
     await engine.check();
     const pending = await pendingMigrations(engine);
     if (pending.length > 0) return { ready: false, reason: `migrations not applied: ${pending.join(', ')}` };
-    return { ready: true };
+    const problem = await engine.writeProblem();
+    return problem === undefined ? { ready: true } : { ready: false, reason: problem };
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
     return { ready: false, reason: `the database does not answer: ${message.split('\n')[0]}` };

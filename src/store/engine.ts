@@ -54,6 +54,28 @@ export function isDatabaseBusy(error: unknown): boolean {
   return typeof message === 'string' && message === 'timeout exceeded when trying to connect';
 }
 
+/** How long a node reports itself not ready (`/readyz`) after a serving write failed for want of space or permission. */
+export const STORAGE_FAILURE_MS = 30_000;
+
+/**
+ * What stops the database being written, said for an operator, when `error` is a storage failure: no space
+ * left (SQLite SQLITE_FULL, PostgreSQL 53100), read-only files or database (SQLITE_READONLY, 25006) or an I/O
+ * error (SQLITE_IOERR, 58030); undefined for any other error.
+ */
+export function storageFailureOf(error: unknown): string | undefined {
+  const { code, message } = (error ?? {}) as { code?: unknown; message?: unknown };
+  if (typeof code !== 'string') return undefined;
+  const what =
+    code === 'SQLITE_FULL' || code === '53100'
+      ? 'the disk is full'
+      : code.startsWith('SQLITE_READONLY') || code === '25006'
+        ? 'the database is read-only'
+        : code.startsWith('SQLITE_IOERR') || code === '58030'
+          ? 'an I/O error'
+          : undefined;
+  return what === undefined ? undefined : `writes fail: ${what} (${code}: ${String(message).split('\n')[0]})`;
+}
+
 /** Both state rows (the corpus's and the keys'), read by `Engine.check`: on SQLite, a read of each file. */
 export const STATE_ROWS =
   'SELECT (SELECT version FROM corpus_state WHERE id = 1) AS v, (SELECT keys_version FROM keys_state WHERE id = 1) AS k';
@@ -98,6 +120,12 @@ export interface Engine {
    * `write` may run more than once: it must be a whole transaction, or one statement.
    */
   withoutStall<T>(write: () => Promise<T>): Promise<T>;
+  /**
+   * Why the database cannot be written now (`storageFailureOf`), or undefined: a write through `withoutStall`
+   * failed so within STORAGE_FAILURE_MS and none has succeeded since, or (SQLite) the write lock cannot be taken
+   * for another reason than another writer holding it (read-only files).
+   */
+  writeProblem(): Promise<string | undefined>;
   /** Prepares `?`-placeholder text or a query compiled by `db`; reused while among PREPARED_LIMIT kept. */
   prepare<R = Record<string, unknown>>(query: string | CompiledQuery<R>): Prepared<R>;
   /**

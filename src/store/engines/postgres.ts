@@ -2,7 +2,15 @@
 import { CompiledQuery, Kysely, PostgresDialect, sql } from 'kysely';
 import pg from 'pg';
 import { BoundedCache, CacheRegistry } from '../../domain/caches.ts';
-import { PREPARED_LIMIT, REQUEST_WAIT_MS, STATE_ROWS, type Engine, type Prepared } from '../engine.ts';
+import {
+  PREPARED_LIMIT,
+  REQUEST_WAIT_MS,
+  STATE_ROWS,
+  STORAGE_FAILURE_MS,
+  storageFailureOf,
+  type Engine,
+  type Prepared,
+} from '../engine.ts';
 import type { Database } from '../schema.ts';
 import { PostgresStateWatch, STATE_CHANNEL } from './postgres-watch.ts';
 
@@ -34,6 +42,8 @@ export function openPostgres(url: string, caches = new CacheRegistry(), bounds: 
   // event would crash the process.
   pool.on('error', () => {});
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  /** The last serving write's storage failure (disk full, read-only), until a serving write succeeds. */
+  let storageFailure: { reason: string; at: number } | undefined;
   // A named statement is parsed and planned once per pooled connection and stays there until
   // the connection closes, so names are never dropped or reused: past PREPARED_LIMIT distinct
   // texts, statements go unnamed (parsed on each run).
@@ -100,7 +110,21 @@ export function openPostgres(url: string, caches = new CacheRegistry(), bounds: 
       if (row === undefined || row.v === null || row.k === null)
         throw new Error('the state rows are missing');
     },
-    withoutStall: (write) => write(),
+    async withoutStall(write) {
+      try {
+        const written = await write();
+        storageFailure = undefined;
+        return written;
+      } catch (error) {
+        const failure = storageFailureOf(error);
+        if (failure !== undefined) storageFailure = { reason: failure, at: Date.now() };
+        throw error;
+      }
+    },
+    writeProblem: async () =>
+      storageFailure !== undefined && Date.now() - storageFailure.at < STORAGE_FAILURE_MS
+        ? storageFailure.reason
+        : undefined,
     prepare,
     utf8: (column) => sql<string>`${sql.ref(column)}`,
     jsonQuote: (value) => sql<string>`to_json(${value}::text)::text`,

@@ -4,20 +4,32 @@
  */
 import { statSync } from 'node:fs';
 import { setTimeout as delay } from 'node:timers/promises';
-import { CompiledQuery, Kysely, SqliteAdapter, SqliteDialect, sql } from 'kysely';
+import {
+  CompiledQuery,
+  Kysely,
+  SqliteAdapter,
+  SqliteDialect,
+  SqliteDriver,
+  sql,
+  type DatabaseConnection,
+  type Driver,
+  type SqliteDialectConfig,
+} from 'kysely';
 import { BoundedCache, CacheRegistry } from '../../domain/caches.ts';
 import {
   BUSY_DEADLINE_MS,
   REQUEST_WAIT_MS,
   PREPARED_LIMIT,
   STATE_ROWS,
+  STORAGE_FAILURE_MS,
+  storageFailureOf,
   WRITE_TRY_MS,
   type Engine,
   type Prepared,
 } from '../engine.ts';
 import type { Database } from '../schema.ts';
 import { corpusPathOf, moveCorpusTables, openPair } from './sqlite-files.ts';
-import type { SqliteStatement } from './sqlite-driver.ts';
+import type { SqliteDatabase, SqliteStatement } from './sqlite-driver.ts';
 import { SqliteStateWatch } from './sqlite-watch.ts';
 
 /**
@@ -36,9 +48,35 @@ class MigrationLockingAdapter extends SqliteAdapter {
   }
 }
 
+/**
+ * When a statement fails for want of space or an I/O error (SQLITE_FULL, SQLITE_IOERR), SQLite has already
+ * rolled the transaction back: Kysely's own ROLLBACK would then fail ("cannot rollback - no transaction is
+ * active") and that error would hide the cause. Here ROLLBACK is sent only while a transaction is open.
+ */
+class CauseKeepingDriver extends SqliteDriver {
+  constructor(
+    config: SqliteDialectConfig,
+    private readonly connection: SqliteDatabase,
+  ) {
+    super(config);
+  }
+
+  override async rollbackTransaction(connection: DatabaseConnection): Promise<void> {
+    if (this.connection.inTransaction) await super.rollbackTransaction(connection);
+  }
+}
+
 class MigrationLockingDialect extends SqliteDialect {
+  constructor(private readonly config: SqliteDialectConfig & { database: SqliteDatabase }) {
+    super(config);
+  }
+
   override createAdapter(): SqliteAdapter {
     return new MigrationLockingAdapter();
+  }
+
+  override createDriver(): Driver {
+    return new CauseKeepingDriver(this.config, this.config.database);
   }
 }
 
@@ -65,6 +103,8 @@ export function openSqlite(path: string, caches = new CacheRegistry()): Engine {
   const files =
     path === ':memory:' ? [] : [path, corpusPathOf(path)].map((p) => ({ path: p, id: fileId(p) }));
   let stateRows: SqliteStatement | undefined; // prepared once the schema exists
+  /** The last serving write's storage failure, until a serving write succeeds (`writeProblem`). */
+  let storageFailure: { reason: string; at: number } | undefined;
 
   function prepare<R>(query: string | CompiledQuery<R>): Prepared<R> {
     const text = typeof query === 'string' ? query : query.sql;
@@ -147,14 +187,36 @@ export function openSqlite(path: string, caches = new CacheRegistry()): Engine {
       for (let pause = 1; ; pause = Math.min(2 * pause, 50)) {
         connection.pragma(`busy_timeout = ${WRITE_TRY_MS}`);
         try {
-          return await write();
+          const written = await write();
+          storageFailure = undefined;
+          return written;
         } catch (error) {
+          const failure = storageFailureOf(error);
+          if (failure !== undefined) storageFailure = { reason: failure, at: Date.now() };
           const code = (error as { code?: string }).code;
           if (!code?.startsWith('SQLITE_BUSY') || Date.now() > deadline) throw error;
         } finally {
           connection.pragma(`busy_timeout = ${BUSY_DEADLINE_MS}`);
         }
         await delay(pause);
+      }
+    },
+    async writeProblem() {
+      if (storageFailure !== undefined && Date.now() - storageFailure.at < STORAGE_FAILURE_MS)
+        return storageFailure.reason;
+      if (connection.inTransaction) return undefined; // a write is under way: it says for itself
+      // Taking the write lock and letting it go writes nothing, but fails on read-only files.
+      connection.pragma('busy_timeout = 0');
+      try {
+        connection.exec('BEGIN IMMEDIATE');
+        connection.exec('ROLLBACK');
+        return undefined;
+      } catch (error) {
+        const code = (error as { code?: string }).code;
+        if (code?.startsWith('SQLITE_BUSY')) return undefined; // another writer holds it
+        return storageFailureOf(error) ?? `writes fail: ${(error as Error).message.split('\n')[0]}`;
+      } finally {
+        connection.pragma(`busy_timeout = ${BUSY_DEADLINE_MS}`);
       }
     },
     prepare,
