@@ -6,7 +6,7 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { InvalidCursorError } from '../domain/cursor.ts';
 import { InvalidInput, QuotaExceeded } from '../domain/errors.ts';
-import { isDatabaseBusy, REQUEST_WAIT_MS } from '../store/engine.ts';
+import { isDatabaseBusy, REQUEST_WAIT_MS } from '../store/database.ts';
 import { ProblemError, invalidParameter, type Problem } from './problems.ts';
 
 export const PROBLEM_CONTENT_TYPE = 'application/problem+json';

@@ -6,6 +6,9 @@ import { Migrator } from 'kysely';
 import type { Config } from '../config.ts';
 import { CacheRegistry } from '../domain/caches.ts';
 import { DatabaseError, REQUEST_WAIT_MS, type Engine } from './engine.ts';
+
+/** For the HTTP layer: how long a request waits for the database, and whether an error is that wait running out. */
+export { isDatabaseBusy, REQUEST_WAIT_MS } from './engine.ts';
 import { openSqlite } from './engines/sqlite.ts';
 import { ChecksStore } from './checks-store.ts';
 import { IdentifiersStore } from './identifiers-store.ts';
