@@ -14,7 +14,14 @@ import { openStore, type Store } from '../../src/store/database.ts';
 import { listeningUrl, runCli, startCli } from '../support/cli.ts';
 import { createTestDatabase, sqliteOnly, type TestDatabase } from '../support/database.ts';
 import { pool } from '../support/pool.ts';
-import { draft, json, settledUsage, startService, usageReaches, type TestService } from '../support/service.ts';
+import {
+  draft,
+  json,
+  settledUsage,
+  startService,
+  usageReaches,
+  type TestService,
+} from '../support/service.ts';
 import { until } from '../support/until.ts';
 
 const month = () => new Date().toISOString().slice(0, 7);

@@ -28,7 +28,7 @@ test(
       {
         cwd: ROOT,
         // NODE_TEST_CONTEXT would make the child a part of this run rather than a run of its own
-      env: { ...process.env, NODE_TEST_CONTEXT: undefined, RECALLS_TEST_WATCHDOG_MS: '1000' },
+        env: { ...process.env, NODE_TEST_CONTEXT: undefined, RECALLS_TEST_WATCHDOG_MS: '1000' },
         stdio: ['ignore', 'pipe', 'pipe'],
       },
     );
