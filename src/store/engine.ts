@@ -54,8 +54,11 @@ export function isDatabaseBusy(error: unknown): boolean {
   return typeof message === 'string' && message === 'timeout exceeded when trying to connect';
 }
 
-/** How long a node reports itself not ready (`/readyz`) after a serving write failed for want of space or permission. */
-export const STORAGE_FAILURE_MS = 30_000;
+/**
+ * How long a node reports itself not ready (`/readyz`) after a serving write failed for want of space or
+ * permission (a write that succeeds meanwhile does not end it: a small one may fit where a receipt does not).
+ */
+export const STORAGE_FAILURE_MS = 10_000;
 
 /**
  * What stops the database being written, said for an operator, when `error` is a storage failure: no space
@@ -122,8 +125,8 @@ export interface Engine {
   withoutStall<T>(write: () => Promise<T>): Promise<T>;
   /**
    * Why the database cannot be written now (`storageFailureOf`), or undefined: a write through `withoutStall`
-   * failed so within STORAGE_FAILURE_MS and none has succeeded since, or (SQLite) the write lock cannot be taken
-   * for another reason than another writer holding it (read-only files).
+   * failed so within STORAGE_FAILURE_MS, or (SQLite) the write lock cannot be taken for another reason than
+   * another writer holding it (read-only files).
    */
   writeProblem(): Promise<string | undefined>;
   /** Prepares `?`-placeholder text or a query compiled by `db`; reused while among PREPARED_LIMIT kept. */

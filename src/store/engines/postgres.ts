@@ -42,7 +42,7 @@ export function openPostgres(url: string, caches = new CacheRegistry(), bounds: 
   // event would crash the process.
   pool.on('error', () => {});
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
-  /** The last serving write's storage failure (disk full, read-only), until a serving write succeeds. */
+  /** The last serving write's storage failure (disk full, read-only), for STORAGE_FAILURE_MS. */
   let storageFailure: { reason: string; at: number } | undefined;
   // A named statement is parsed and planned once per pooled connection and stays there until
   // the connection closes, so names are never dropped or reused: past PREPARED_LIMIT distinct
@@ -112,9 +112,7 @@ export function openPostgres(url: string, caches = new CacheRegistry(), bounds: 
     },
     async withoutStall(write) {
       try {
-        const written = await write();
-        storageFailure = undefined;
-        return written;
+        return await write();
       } catch (error) {
         const failure = storageFailureOf(error);
         if (failure !== undefined) storageFailure = { reason: failure, at: Date.now() };

@@ -103,7 +103,22 @@ export function openSqlite(path: string, caches = new CacheRegistry()): Engine {
   const files =
     path === ':memory:' ? [] : [path, corpusPathOf(path)].map((p) => ({ path: p, id: fileId(p) }));
   let stateRows: SqliteStatement | undefined; // prepared once the schema exists
-  /** The last serving write's storage failure, until a serving write succeeds (`writeProblem`). */
+  /** Truncates both files' WAL (checkpointing it first); whether either gave space back. */
+  function giveBackWalSpace(): boolean {
+    let freed = false;
+    for (const schema of ['main', 'corpus'] as const) {
+      try {
+        const wal = `${schema === 'main' ? path : corpusPathOf(path)}-wal`;
+        const before = statSync(wal, { throwIfNoEntry: false })?.size ?? 0;
+        connection.pragma(`${schema}.wal_checkpoint(TRUNCATE)`);
+        if ((statSync(wal, { throwIfNoEntry: false })?.size ?? 0) < before) freed = true;
+      } catch {
+        // another connection holds it, or there is none: nothing to give back here
+      }
+    }
+    return freed;
+  }
+  /** The last serving write's storage failure, for STORAGE_FAILURE_MS (`writeProblem`). */
   let storageFailure: { reason: string; at: number } | undefined;
 
   function prepare<R>(query: string | CompiledQuery<R>): Prepared<R> {
@@ -184,16 +199,22 @@ export function openSqlite(path: string, caches = new CacheRegistry()): Engine {
     },
     async withoutStall(write) {
       const deadline = Date.now() + REQUEST_WAIT_MS;
+      let givenBack = false;
       for (let pause = 1; ; pause = Math.min(2 * pause, 50)) {
         connection.pragma(`busy_timeout = ${WRITE_TRY_MS}`);
         try {
-          const written = await write();
-          storageFailure = undefined;
-          return written;
+          return await write();
         } catch (error) {
+          const code = (error as { code?: string }).code;
+          // The disk is full: a WAL file may still hold the pages of a write that failed (an ingest stopped
+          // midway leaves its corpus WAL at its size while this node keeps the file open). Checkpointing with
+          // TRUNCATE gives that space back when no other connection uses the file; then the write is tried again.
+          if (code === 'SQLITE_FULL' && !givenBack) {
+            givenBack = true;
+            if (giveBackWalSpace()) continue;
+          }
           const failure = storageFailureOf(error);
           if (failure !== undefined) storageFailure = { reason: failure, at: Date.now() };
-          const code = (error as { code?: string }).code;
           if (!code?.startsWith('SQLITE_BUSY') || Date.now() > deadline) throw error;
         } finally {
           connection.pragma(`busy_timeout = ${BUSY_DEADLINE_MS}`);
