@@ -3,17 +3,23 @@
 # --plan starter`, `… migrate`. docs/operations.md says how to run it, and what of this file was
 # verified without a container engine.
 
-# Build: dependencies (with the compilers the SQLite driver falls back to when no prebuilt binary
-# fits), dist/ by `npm ci`'s prepare script, then the dev dependencies pruned.
+# Build: dependencies first, from package.json and package-lock.json alone (with the compilers the
+# SQLite driver falls back to when no prebuilt binary fits), so that a change to the sources reuses
+# that layer; `--ignore-scripts` keeps the project's `prepare` (the build) for after the sources are
+# in, and `npm rebuild` runs the dependencies' own install scripts (the SQLite driver's binary).
+# Then dist/, then the dev dependencies pruned.
 FROM node:24-bookworm-slim AS build
 RUN apt-get update \
   && apt-get install -y --no-install-recommends python3 make g++ \
   && rm -rf /var/lib/apt/lists/*
 WORKDIR /app
-COPY package.json package-lock.json tsconfig.json tsconfig.build.json ./
+COPY package.json package-lock.json ./
+RUN npm ci --ignore-scripts --no-audit --no-fund \
+  && npm rebuild --no-audit --no-fund
+COPY tsconfig.json tsconfig.build.json ./
 COPY bin ./bin
 COPY src ./src
-RUN npm ci --no-audit --no-fund \
+RUN npm run build \
   && npm prune --omit=dev --no-audit --no-fund \
   && npm cache clean --force
 COPY samples ./samples

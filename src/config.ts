@@ -2,6 +2,7 @@
  * Every setting of the service, read once from the environment at the entry point, validated,
  * and passed down. No other module reads `process.env`.
  */
+import { readFileSync, statSync } from 'node:fs';
 import { BlockList, isIP } from 'node:net';
 import { resolve } from 'node:path';
 import { METERS, type Meter } from './domain/meters.ts';
@@ -204,7 +205,42 @@ function parseLogLevel(raw: string | undefined): string {
 }
 
 /** Reads and validates the configuration; throws ConfigError naming the offending variable. */
+/** The variables that may be given as a file's content instead (`<NAME>_FILE`, as Docker and compose secrets are). */
+export const SECRET_FILE_VARIABLES = ['DATABASE_URL', 'PGPASSWORD', 'REDIS_URL'] as const;
+
+/** Longest secret file read, in bytes: a URL or a password, not a document. */
+export const SECRET_FILE_MAX_BYTES = 4096;
+
+/**
+ * Sets each of SECRET_FILE_VARIABLES given as `<NAME>_FILE` from that file (its content without the final line
+ * break) in `env`, in place of `<NAME>_FILE`, so that the PostgreSQL driver finds PGPASSWORD there too. Both `<NAME>` and `<NAME>_FILE`, a
+ * file that cannot be read, or one longer than SECRET_FILE_MAX_BYTES is a ConfigError naming the variable.
+ */
+export function readSecretFiles(env: Env): void {
+  for (const name of SECRET_FILE_VARIABLES) {
+    const file = env[`${name}_FILE`];
+    if (file === undefined || file === '') continue;
+    if (env[name] !== undefined && env[name] !== '')
+      throw new ConfigError(`${name} and ${name}_FILE are both set: give one of them`);
+    let content: Buffer;
+    try {
+      if (statSync(file).size > SECRET_FILE_MAX_BYTES)
+        throw new ConfigError(`${name}_FILE: ${file} is longer than ${SECRET_FILE_MAX_BYTES} bytes`);
+      content = readFileSync(file);
+    } catch (error) {
+      if (error instanceof ConfigError) throw error;
+      throw new ConfigError(
+        `${name}_FILE: cannot read ${file} (${(error as NodeJS.ErrnoException).code ?? error})`,
+      );
+    }
+    env[name] = content.toString('utf8').replace(/\r?\n$/, '');
+    // Read once: a later reading of `env` (another command's, a child process's) finds the variable itself.
+    delete env[`${name}_FILE`];
+  }
+}
+
 export function loadConfig(env: Env, sourceIds: readonly string[]): Config {
+  readSecretFiles(env);
   const plans = {} as Record<PlanId, Plan>;
   for (const id of PLAN_IDS) {
     const d = DEFAULT_PLANS[id];

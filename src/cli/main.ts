@@ -116,7 +116,7 @@ export async function main(argv: string[]): Promise<void> {
     .command('serve')
     .description('Run the HTTP API (and the daily ingest unless RECALLS_INGEST_SCHEDULE=off)')
     .action(async () => {
-      await serveApi(await openRuntime({ logTo: 'stdout' }));
+      await serveApi(await openRuntime({ logTo: 'stdout', serving: true }));
     });
 
   program

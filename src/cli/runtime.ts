@@ -17,11 +17,11 @@ export interface Runtime {
 /**
  * Opens configuration, logger and store. `serve` logs to stdout like any service; the other
  * commands log to stderr so that their stdout carries only their answer (a key, a summary).
- * Which database was opened is said in serve's log, and by the other commands as a line on stderr
+ * `serving` bounds each PostgreSQL statement (openStore). Which database was opened is said in serve's log, and by the other commands as a line on stderr
  * whatever the log level (`describeDatabase`).
  */
 export async function openRuntime(
-  options: { logTo?: 'stdout' | 'stderr' } = {},
+  options: { logTo?: 'stdout' | 'stderr'; serving?: boolean } = {},
   env: NodeJS.ProcessEnv = process.env,
 ): Promise<Runtime> {
   const config = loadConfig(env, SOURCE_IDS);
@@ -29,7 +29,7 @@ export async function openRuntime(
   const database = describeDatabase(config.database);
   let store: Store;
   try {
-    store = await openStore(config.database);
+    store = await openStore(config.database, { serving: options.serving });
   } catch (error) {
     // Name what was not reached: the database DATABASE_URL points to.
     if (error instanceof DatabaseError && error.message === CANNOT_CONNECT)

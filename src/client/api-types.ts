@@ -543,6 +543,11 @@ export interface components {
      * @example 42
      */
     'Retry-After': number;
+    /**
+     * @description Sent when the database did not answer within its bound (a lock held elsewhere): whole seconds to wait before retrying.
+     * @example 5
+     */
+    RetryAfterBusy: number;
   };
   pathItems: never;
 }
@@ -679,6 +684,7 @@ export interface operations {
       /** @description Internal error */
       500: {
         headers: {
+          'Retry-After': components['headers']['RetryAfterBusy'];
           'RateLimit-Policy': components['headers']['RateLimit-Policy'];
           RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
@@ -802,6 +808,7 @@ export interface operations {
       /** @description Internal error */
       500: {
         headers: {
+          'Retry-After': components['headers']['RetryAfterBusy'];
           'RateLimit-Policy': components['headers']['RateLimit-Policy'];
           RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
@@ -930,6 +937,7 @@ export interface operations {
       /** @description Internal error */
       500: {
         headers: {
+          'Retry-After': components['headers']['RetryAfterBusy'];
           'RateLimit-Policy': components['headers']['RateLimit-Policy'];
           RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
@@ -1066,6 +1074,7 @@ export interface operations {
       /** @description Internal error */
       500: {
         headers: {
+          'Retry-After': components['headers']['RetryAfterBusy'];
           'RateLimit-Policy': components['headers']['RateLimit-Policy'];
           RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
@@ -1191,6 +1200,7 @@ export interface operations {
       /** @description Internal error */
       500: {
         headers: {
+          'Retry-After': components['headers']['RetryAfterBusy'];
           'RateLimit-Policy': components['headers']['RateLimit-Policy'];
           RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
@@ -1311,6 +1321,7 @@ export interface operations {
       /** @description Internal error */
       500: {
         headers: {
+          'Retry-After': components['headers']['RetryAfterBusy'];
           'RateLimit-Policy': components['headers']['RateLimit-Policy'];
           RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
@@ -1434,6 +1445,7 @@ export interface operations {
       /** @description Internal error */
       500: {
         headers: {
+          'Retry-After': components['headers']['RetryAfterBusy'];
           'RateLimit-Policy': components['headers']['RateLimit-Policy'];
           RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
@@ -1554,6 +1566,7 @@ export interface operations {
       /** @description Internal error */
       500: {
         headers: {
+          'Retry-After': components['headers']['RetryAfterBusy'];
           'RateLimit-Policy': components['headers']['RateLimit-Policy'];
           RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
@@ -1618,6 +1631,7 @@ export interface operations {
       /** @description Internal error */
       500: {
         headers: {
+          'Retry-After': components['headers']['RetryAfterBusy'];
           [name: string]: unknown;
         };
         content: {

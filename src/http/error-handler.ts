@@ -6,6 +6,7 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { InvalidCursorError } from '../domain/cursor.ts';
 import { InvalidInput, QuotaExceeded } from '../domain/errors.ts';
+import { isDatabaseBusy, REQUEST_WAIT_MS } from '../store/database.ts';
 import { ProblemError, invalidParameter, type Problem } from './problems.ts';
 
 export const PROBLEM_CONTENT_TYPE = 'application/problem+json';
@@ -70,6 +71,14 @@ export function toProblemError(error: unknown): ProblemError | undefined {
   if (error instanceof ProblemError) return error;
   if (error instanceof InvalidInput) return invalidParameter(error.parameter, error.message);
   if (error instanceof QuotaExceeded) return new ProblemError('quota-exceeded', error.message);
+  if (isDatabaseBusy(error)) {
+    const seconds = Math.ceil(REQUEST_WAIT_MS / 1000);
+    return new ProblemError(
+      'internal',
+      `The database did not answer within ${seconds} s (it is busy elsewhere); retry after ${seconds} seconds.`,
+      { headers: { 'Retry-After': String(seconds) } },
+    );
+  }
   if (error instanceof InvalidCursorError)
     return new ProblemError('invalid-cursor', `Invalid cursor: ${error.message}.`, { parameter: 'cursor' });
   const e = error as FastifyError & { validation?: AjvIssue[]; validationContext?: string };
@@ -110,6 +119,11 @@ export function sendProblem(reply: FastifyReply, problem: ProblemError, instance
 
 export function handleError(error: unknown, request: FastifyRequest, reply: FastifyReply): FastifyReply {
   const problem = toProblemError(error);
+  if (isDatabaseBusy(error))
+    request.log.warn(
+      { reqId: request.id, cause: (error as Error).message },
+      `the database did not answer within ${REQUEST_WAIT_MS} ms`,
+    );
   if (problem !== undefined) return sendProblem(reply, problem, instanceOf(request));
   request.log.error({ err: error, reqId: request.id }, 'unexpected error');
   return sendProblem(

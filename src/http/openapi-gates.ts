@@ -58,6 +58,14 @@ export const GATE_COMPONENTS = {
       schema: { type: 'integer', minimum: 1 },
       example: 42,
     },
+    RetryAfterBusy: {
+      description:
+        'Sent when the database did not answer within its bound (a lock held elsewhere): whole seconds to wait ' +
+        'before retrying.',
+      required: false,
+      schema: { type: 'integer', minimum: 1 },
+      example: 5,
+    },
   },
   parameters: {
     IfNoneMatch: {
@@ -196,6 +204,7 @@ export function addGateFacts(op: Json, path: string, method: string, gates: Oper
     const status = Number(code);
     if (status === 200 && conditional) withHeaders(response, { ETag: ref('ETag') });
     if (status === 429) withHeaders(response, { 'Retry-After': ref('Retry-After') });
+    if (status === 500) withHeaders(response, { 'Retry-After': ref('RetryAfterBusy') });
     if (keyed) withHeaders(response, rate);
     if (status >= 400) exactProblem(response, status, { method, instance }, op);
   }

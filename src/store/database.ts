@@ -5,7 +5,10 @@
 import { Migrator } from 'kysely';
 import type { Config } from '../config.ts';
 import { CacheRegistry } from '../domain/caches.ts';
-import { DatabaseError, type Engine } from './engine.ts';
+import { DatabaseError, REQUEST_WAIT_MS, type Engine } from './engine.ts';
+
+/** For the HTTP layer: how long a request waits for the database, and whether an error is that wait running out. */
+export { isDatabaseBusy, REQUEST_WAIT_MS } from './engine.ts';
 import { openSqlite } from './engines/sqlite.ts';
 import { ChecksStore } from './checks-store.ts';
 import { IdentifiersStore } from './identifiers-store.ts';
@@ -37,8 +40,8 @@ export interface Store {
   /** The migrations opening the store applied, in order (none when the database was up to date). */
   readonly migrated: readonly string[];
   /**
-   * Whether this node can serve: the database answers as the one opened (`Engine.check`) and every migration
-   * of this release is applied. Never throws.
+   * Whether this node can serve: the database answers as the one opened (`Engine.check`), every migration
+   * of this release is applied, and it can be written (`Engine.writeProblem`: not full, not read-only). Never throws.
    */
   readiness(): Promise<Readiness>;
   /**
@@ -52,10 +55,14 @@ export interface Store {
 /** Ready, or why not (one line for an operator). */
 export type Readiness = { ready: true } | { ready: false; reason: string };
 
-async function openEngine(database: Config['database'], caches: CacheRegistry): Promise<Engine> {
+async function openEngine(
+  database: Config['database'],
+  caches: CacheRegistry,
+  statementTimeoutMs?: number,
+): Promise<Engine> {
   if (database.engine === 'sqlite') return openSqlite(database.path, caches);
   const { openPostgres } = await import('./engines/postgres.ts');
-  return openPostgres(database.url, caches);
+  return openPostgres(database.url, caches, { statementTimeoutMs });
 }
 
 /** The migrations of this release not applied to the database. */
@@ -69,7 +76,8 @@ async function readiness(engine: Engine): Promise<Readiness> {
     await engine.check();
     const pending = await pendingMigrations(engine);
     if (pending.length > 0) return { ready: false, reason: `migrations not applied: ${pending.join(', ')}` };
-    return { ready: true };
+    const problem = await engine.writeProblem();
+    return problem === undefined ? { ready: true } : { ready: false, reason: problem };
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
     return { ready: false, reason: `the database does not answer: ${message.split('\n')[0]}` };
@@ -116,14 +124,25 @@ async function loadCursorSecret(db: Engine['db']): Promise<Buffer> {
   return Buffer.from(row.secret, 'hex');
 }
 
-/** Opens the store on `database`, migrated, with a registry of its caches (`Store.caches`). */
-export async function openStore(database: Config['database']): Promise<Store> {
+/**
+ * Opens the store on `database`, migrated, with a registry of its caches (`Store.caches`). `serving` bounds each
+ * PostgreSQL statement by REQUEST_WAIT_MS (the migrations run before, unbounded, on connections of their own).
+ */
+export async function openStore(
+  database: Config['database'],
+  options: { serving?: boolean } = {},
+): Promise<Store> {
   const caches = new CacheRegistry();
-  const engine = await openEngine(database, caches);
+  const bounded = options.serving === true && database.engine === 'postgres';
+  let engine = await openEngine(database, bounded ? new CacheRegistry() : caches);
   let migrated: string[];
   try {
     migrated = await migrate(engine);
     await engine.ready();
+    if (bounded) {
+      await engine.close();
+      engine = await openEngine(database, caches, REQUEST_WAIT_MS);
+    }
   } catch (error) {
     await engine.close();
     throw error;

@@ -33,8 +33,51 @@ export interface Prepared<R> {
 
 /** On SQLite, how long one try of a serving write waits for the write lock, blocking the event loop. */
 export const WRITE_TRY_MS = 5;
-/** On SQLite, how long a serving write keeps trying before it fails (the connection's busy timeout). */
+/** On SQLite, how long a command's write waits for the write lock before it fails (the connection's busy timeout). */
 export const BUSY_DEADLINE_MS = 30_000;
+
+/**
+ * How long a request waits for the database before it fails (500 `/problems/internal` with `Retry-After`): on
+ * SQLite, a serving write for the write lock (`withoutStall`); on PostgreSQL, for a pooled connection and, in
+ * `serve`, each statement (`statement_timeout`, a row lock included). docs/operations.md, "Bounds".
+ */
+export const REQUEST_WAIT_MS = 5_000;
+
+/**
+ * Whether `error` is the database not answering within its bound: SQLite busy past its deadline, PostgreSQL's
+ * statement timeout or lock timeout, or no pooled connection free in time.
+ */
+export function isDatabaseBusy(error: unknown): boolean {
+  const { code, message } = (error ?? {}) as { code?: unknown; message?: unknown };
+  if (typeof code === 'string' && (code.startsWith('SQLITE_BUSY') || code === '57014' || code === '55P03'))
+    return true;
+  return typeof message === 'string' && message === 'timeout exceeded when trying to connect';
+}
+
+/**
+ * How long a node reports itself not ready (`/readyz`) after a serving write failed for want of space or
+ * permission (a write that succeeds meanwhile does not end it: a small one may fit where a receipt does not).
+ */
+export const STORAGE_FAILURE_MS = 10_000;
+
+/**
+ * What stops the database being written, said for an operator, when `error` is a storage failure: no space
+ * left (SQLite SQLITE_FULL, PostgreSQL 53100), read-only files or database (SQLITE_READONLY, 25006) or an I/O
+ * error (SQLITE_IOERR, 58030); undefined for any other error.
+ */
+export function storageFailureOf(error: unknown): string | undefined {
+  const { code, message } = (error ?? {}) as { code?: unknown; message?: unknown };
+  if (typeof code !== 'string') return undefined;
+  const what =
+    code === 'SQLITE_FULL' || code === '53100'
+      ? 'the disk is full'
+      : code.startsWith('SQLITE_READONLY') || code === '25006'
+        ? 'the database is read-only'
+        : code.startsWith('SQLITE_IOERR') || code === '58030'
+          ? 'an I/O error'
+          : undefined;
+  return what === undefined ? undefined : `writes fail: ${what} (${code}: ${String(message).split('\n')[0]})`;
+}
 
 /** Both state rows (the corpus's and the keys'), read by `Engine.check`: on SQLite, a read of each file. */
 export const STATE_ROWS =
@@ -75,10 +118,17 @@ export interface Engine {
   /**
    * Runs a write made while serving so that a write lock held elsewhere never stalls the event loop for long:
    * on SQLite (whose driver waits synchronously) each try waits at most WRITE_TRY_MS for the lock, and between
-   * tries the event loop runs, for up to BUSY_DEADLINE_MS in all; PostgreSQL waits off the event loop anyway.
+   * tries the event loop runs, for up to REQUEST_WAIT_MS in all (then SQLITE_BUSY); PostgreSQL waits off the
+   * event loop anyway, bounded by its statement timeout.
    * `write` may run more than once: it must be a whole transaction, or one statement.
    */
   withoutStall<T>(write: () => Promise<T>): Promise<T>;
+  /**
+   * Why the database cannot be written now (`storageFailureOf`), or undefined: a write through `withoutStall`
+   * failed so within STORAGE_FAILURE_MS, or (SQLite) the write lock cannot be taken for another reason than
+   * another writer holding it (read-only files).
+   */
+  writeProblem(): Promise<string | undefined>;
   /** Prepares `?`-placeholder text or a query compiled by `db`; reused while among PREPARED_LIMIT kept. */
   prepare<R = Record<string, unknown>>(query: string | CompiledQuery<R>): Prepared<R>;
   /**

@@ -7,9 +7,9 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { copyFileSync, existsSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { setTimeout as delay } from 'node:timers/promises';
 import { corpusPathOf } from '../../src/store/engines/sqlite-files.ts';
@@ -159,6 +159,46 @@ describe('recalls backup', { skip: sqliteOnly('it copies SQLite files') }, () =>
       ]);
       assert.equal(is.status, 200, `the receipt ${id}, written before the backup, is in it`);
       assert.equal(await is.text(), await was.text());
+    }
+  });
+
+  test('a write to the corpus file while serve runs is in the backup, though only in the corpus WAL', async () => {
+    // The corpus written now, with serve holding the file open: the write stays in recalls.corpus.db-wal
+    // (no checkpoint: serve is still connected and the WAL is far below 1000 pages).
+    const corpus = corpusPathOf(env.DATABASE_URL!);
+    const mark = 'TEST RECORD written while serve runs';
+    const writer = new SQLite(corpus, { fileMustExist: true });
+    let id: string;
+    try {
+      writer.pragma('busy_timeout = 10000');
+      id = writer.prepare('SELECT id FROM recalls ORDER BY id LIMIT 1').pluck().get() as string;
+      writer.prepare('UPDATE recalls SET title = ? WHERE id = ?').run(mark, id);
+    } finally {
+      writer.close();
+    }
+    const titleIn = (path: string) => {
+      const raw = new SQLite(path, { readonly: true, fileMustExist: true });
+      try {
+        return raw.prepare('SELECT title FROM recalls WHERE id = ?').pluck().get(id) as string;
+      } finally {
+        raw.close();
+      }
+    };
+    // What `cp recalls.corpus.db` would keep: the title before the write (so a plain copy would miss it).
+    const copied = join(dir, 'copied-corpus', 'recalls.corpus.db');
+    mkdirSync(dirname(copied), { recursive: true });
+    copyFileSync(corpus, copied);
+    assert.notEqual(titleIn(copied), mark, 'the write is in the WAL, not yet in the corpus file');
+
+    const file = join(dir, 'corpus-write', 'recalls.db');
+    const backup = await runCli(['backup', file], env);
+    assert.equal(backup.code, 0, backup.stderr);
+    assert.equal(titleIn(corpusPathOf(file)), mark, 'the backup holds the write');
+    const raw = new SQLite(corpusPathOf(file), { readonly: true, fileMustExist: true });
+    try {
+      assert.equal(raw.pragma('integrity_check', { simple: true }), 'ok');
+    } finally {
+      raw.close();
     }
   });
 

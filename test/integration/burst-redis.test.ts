@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer, type AddressInfo } from 'node:net';
+import { Redis } from 'ioredis';
 import { test } from 'node:test';
 import { createRedisBurstLimiter } from '../../src/http/gates/burst-redis.ts';
 import { sqliteOnly } from '../support/database.ts';
@@ -71,8 +72,9 @@ test(
     const port = await freePort();
     let server = startRedis(port);
     const log: string[] = [];
+    const prefix = `recalls-test:${randomBytes(4).toString('hex')}:`;
     const limiter = createRedisBurstLimiter(`redis://127.0.0.1:${port}`, {
-      prefix: `recalls-test:${randomBytes(4).toString('hex')}:`,
+      prefix,
       retryMs: 300,
       onOutage: () => log.push('outage'),
       onRecovery: () => log.push('recovery'),
@@ -108,10 +110,17 @@ test(
         },
         () => `Redis to be used again (log ${JSON.stringify(log)})`,
       );
-      await until(
-        async () => (await limiter.hit('203.0.113.9', 100, 60, Date.now())).count > 0,
-        () => 'the limiter to count in Redis again',
-      );
+      // Counted in Redis again, not in memory: the restarted server holds the counter, hit for hit. (A count
+      // alone would not tell: the memory fallback counts too.)
+      const reader = new Redis(`redis://127.0.0.1:${port}`, { maxRetriesPerRequest: 1 });
+      try {
+        for (let n = 1; n <= 3; n++) {
+          assert.equal((await limiter.hit('203.0.113.9', 100, 60, Date.now())).count, n);
+          assert.equal(await reader.get(`${prefix}203.0.113.9`), String(n), 'the counter is in Redis');
+        }
+      } finally {
+        reader.disconnect();
+      }
       assert.deepEqual(log, ['outage', 'recovery']);
     } finally {
       await limiter.close();

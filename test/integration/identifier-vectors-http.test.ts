@@ -106,4 +106,34 @@ describe('identifier vectors through the API', () => {
       }
     }
   });
+
+  test('GS in a lot, model or batch is refused through the API, never read as the code without it', async () => {
+    await s.seed([
+      draft('GS-LOT', {
+        identifiers: [{ kind: 'lot', value: '10ABC21X', normalized: '10ABC21X', confidence: 'exact' }],
+      }),
+    ]);
+    for (const kind of ['lot', 'model', 'batch']) {
+      const res = await s.request(`/v1/identifiers/${kind}/10ABC%1D21X`, { key });
+      const body = await json(res);
+      assert.equal(res.status, 400, `${kind}: ${JSON.stringify(body)}`);
+      assert.equal(body.parameter, 'value');
+    }
+    const res = await s.request('/v1/checks', {
+      key,
+      body: {
+        identifiers: [
+          { kind: 'lot', value: '10ABC\u001d21X' },
+          { kind: 'batch', value: '10ABC\u001d21X' },
+        ],
+      },
+    });
+    const receipt = (await json(res)).data;
+    assert.equal(res.status, 201, JSON.stringify(receipt));
+    assert.deepEqual(receipt.matches, []);
+    assert.deepEqual(
+      receipt.rejected.map((r: { kind: string; reason: string }) => `${r.kind} ${r.reason}`),
+      ['lot invalid_characters', 'batch invalid_characters'],
+    );
+  });
 });

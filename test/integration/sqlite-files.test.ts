@@ -2,13 +2,16 @@
  * The SQLite layout in two files (engines/sqlite-files.ts): a database made before the split, in one file,
  * has its corpus tables moved to the corpus file on its next open, rows, indexes and foreign keys intact; and
  * a move interrupted between the two files' commits (either one committed alone) is finished on the next open.
- * A pair with one file missing, a folder or a file that is not SQLite is refused, and nothing is changed.
+ * A pair with one file missing, a folder or a file that is not SQLite is refused, and nothing is changed. Processes
+ * opening a new pair together migrate it once.
  */
 import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, mkdtempSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { once } from 'node:events';
 import { after, describe, test } from 'node:test';
+import { Worker } from 'node:worker_threads';
 import { Migrator } from 'kysely';
 import { lookupKeys } from '../../src/domain/identifiers/match-keys.ts';
 import { openStore } from '../../src/store/database.ts';
@@ -121,6 +124,11 @@ async function assertMoved(path: string): Promise<void> {
   }
 }
 
+/** A worker thread running test/support/migrate-worker.ts (a worker does not get the test's TypeScript loader). */
+const WORKER = `import('tsx/esm/api').then(({ register }) => { register(); return import(${JSON.stringify(
+  new URL('../support/migrate-worker.ts', import.meta.url).href,
+)}); })`;
+
 describe('SQLite: the corpus in a file of its own', { skip: sqliteOnly('the SQLite layout') }, () => {
   after(() => rmSync(dir, { recursive: true, force: true }));
 
@@ -138,6 +146,34 @@ describe('SQLite: the corpus in a file of its own', { skip: sqliteOnly('the SQLi
     await store.close();
     assert.ok(tablesOf(corpusPathOf(path)).includes('recalls'));
     assert.ok(!tablesOf(path).includes('recalls'));
+  });
+
+  test('stores opened together on a new database all open: the migrations run once', async () => {
+    // Worker threads that open the same new pair at one moment, ROUNDS times (without a lock, most rounds
+    // failed with "table already exists", "duplicate column" or "no such table: corpus.sources").
+    const [ROUNDS, TOGETHER] = [3, 4];
+    for (let round = 1; round <= ROUNDS; round++) {
+      const path = join(dir, `together-${round}.db`);
+      const ready = new Int32Array(new SharedArrayBuffer(4));
+      const outcomes = await Promise.all(
+        Array.from({ length: TOGETHER }, async () => {
+          const worker = new Worker(WORKER, { eval: true, workerData: { path, ready, together: TOGETHER } });
+          const exited = once(worker, 'exit');
+          const [outcome] = (await once(worker, 'message')) as [{ applied?: number; error?: string }];
+          await exited;
+          return outcome;
+        }),
+      );
+      const errors = outcomes.flatMap((o) => (o.error === undefined ? [] : [o.error]));
+      assert.deepEqual(errors, [], `round ${round}`);
+      assert.deepEqual(
+        outcomes.map((o) => o.applied).sort(),
+        [0, 0, 0, 9].slice(4 - TOGETHER),
+        `round ${round}: one applied them, the others found them applied`,
+      );
+      assert.ok(tablesOf(corpusPathOf(path)).includes('recalls'));
+      assert.ok(!tablesOf(path).includes('recalls'));
+    }
   });
 
   test('a one-file database is moved on its next open, rows, indexes and keys intact', async () => {

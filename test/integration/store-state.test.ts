@@ -217,6 +217,7 @@ async function withDatabase(
   const other = openRawEngine(db.database);
   try {
     await migrate(mine);
+    await mine.ready(); // as a store opens it: on SQLite the corpus tables move to the corpus file
     await run(mine, other);
   } finally {
     await other.close();
@@ -251,6 +252,40 @@ describe('how soon a change is seen, from the mechanism', () => {
         assert.ok(fromMemory(watch), 'checked again: nothing new');
         watch.invalidate();
         assert.ok(!fromMemory(watch), 'a write through this store: read at once');
+      }),
+  );
+
+  test(
+    'SQLite: a commit to the corpus file alone, or to the service file alone, is seen',
+    { skip: sqliteOnly('SQLite data_version') },
+    () =>
+      withDatabase('sqlite', async (engine, other) => {
+        const fileOf = async (table: string) =>
+          (
+            await sql<{
+              schema: string;
+            }>`SELECT 'corpus' AS schema FROM corpus.sqlite_master WHERE name = ${table}
+              UNION ALL SELECT 'main' FROM main.sqlite_master WHERE name = ${table}`.execute(other.db)
+          ).rows.map((r) => r.schema);
+        assert.deepEqual(await fileOf('corpus_state'), ['corpus'], 'corpus_state is in the corpus file');
+        assert.deepEqual(await fileOf('keys_state'), ['main'], 'keys_state is in the service file');
+        let clock = 0;
+        const watch = engine.watchState(() => clock);
+        const first = await watch.current();
+        clock += DATA_VERSION_EVERY_MS;
+        assert.ok(fromMemory(watch), 'nothing committed: from memory');
+        await sql`UPDATE corpus_state SET version = version + 1`.execute(other.db);
+        clock += DATA_VERSION_EVERY_MS;
+        const corpus = watch.current();
+        assert.ok(corpus instanceof Promise, 'the corpus file moved: read');
+        assert.equal((await corpus).version, first.version + 1);
+        clock += DATA_VERSION_EVERY_MS;
+        assert.ok(fromMemory(watch), 'nothing new');
+        await sql`UPDATE keys_state SET keys_version = keys_version + 1`.execute(other.db);
+        clock += DATA_VERSION_EVERY_MS;
+        const keys = watch.current();
+        assert.ok(keys instanceof Promise, 'the service file moved: read');
+        await keys;
       }),
   );
 

@@ -9,11 +9,19 @@ import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
+import pg from 'pg';
 import { openStore, type Store } from '../../src/store/database.ts';
 import { listeningUrl, runCli, startCli } from '../support/cli.ts';
-import { createTestDatabase, type TestDatabase } from '../support/database.ts';
+import { createTestDatabase, sqliteOnly, type TestDatabase } from '../support/database.ts';
 import { pool } from '../support/pool.ts';
-import { draft, settledUsage, startService, usageReaches, type TestService } from '../support/service.ts';
+import {
+  draft,
+  json,
+  settledUsage,
+  startService,
+  usageReaches,
+  type TestService,
+} from '../support/service.ts';
 import { until } from '../support/until.ts';
 
 const month = () => new Date().toISOString().slice(0, 7);
@@ -62,6 +70,28 @@ describe('usage on an unmetered request quota', () => {
       assert.equal(codes.filter((c) => c === 200).length, 40);
       assert.equal(codes.filter((c) => c === 304).length, 5);
       await assertUsage(s, key, { requests: 41, identifiers: 0 });
+    } finally {
+      await s.close();
+    }
+  });
+
+  test('a check of exactly one identifier is charged that one identifier', async () => {
+    const s = await unmetered();
+    try {
+      const key = await s.key('scale');
+      const one = await s.request('/v1/checks', {
+        key,
+        body: { identifiers: [{ kind: 'lot', value: '4242' }] },
+      });
+      assert.equal(one.status, 201);
+      assert.match(one.headers.get('ratelimit') ?? '', /"identifiers";r=4;/, 'four of five identifiers left');
+      // five more would pass the month's five: refused, the one already charged
+      const five = await s.request('/v1/checks', {
+        key,
+        body: { identifiers: ['A1', 'A2', 'A3', 'A4', 'A5'].map((value) => ({ kind: 'lot', value })) },
+      });
+      assert.equal(five.status, 402);
+      await assertUsage(s, key, { requests: 1, identifiers: 1 });
     } finally {
       await s.close();
     }
@@ -117,6 +147,88 @@ describe('what a client that disconnects is charged', () => {
       }
       const usage = await settledUsage(s, key);
       assert.equal(usage.requests, 10, 'every answer written in full is used, though never read');
+    } finally {
+      await s.close();
+    }
+  });
+});
+
+/**
+ * A client that goes before its answer is written: the service is held on a table lock taken from another
+ * PostgreSQL connection (SQLite readers never wait), the client disconnects while its request waits, and
+ * the lock is released once the server has seen the connection close.
+ */
+describe('a client gone before its answer', { skip: sqliteOnly('it holds a PostgreSQL table lock') }, () => {
+  async function goneWhileHeld(s: TestService, request: string, table: string): Promise<void> {
+    const pgUrl = (s.config.database as { url: string }).url;
+    const locker = new pg.Client({ connectionString: pgUrl });
+    await locker.connect();
+    try {
+      await locker.query('BEGIN');
+      await locker.query(`LOCK TABLE ${table} IN ACCESS EXCLUSIVE MODE`);
+      const url = new URL(s.url);
+      const socket = connect(Number(url.port), url.hostname, () => socket.write(request));
+      socket.on('error', () => {});
+      const waiting = async () =>
+        Number(
+          (
+            await locker.query(
+              "SELECT count(*) AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'",
+            )
+          ).rows[0].n,
+        ) > 0;
+      await until(waiting, () => `a query of the request waiting on ${table}`);
+      socket.destroy();
+      const open = () =>
+        new Promise<number>((resolve, reject) =>
+          s.app.server.getConnections((e, n) => (e ? reject(e) : resolve(n))),
+        );
+      await until(
+        async () => (await open()) === 0,
+        () => 'the server to see the connection closed',
+      );
+      await locker.query('COMMIT');
+      // the request's queries go on and its answer is written to no one
+      await until(
+        async () => !(await waiting()),
+        () => 'the request to stop waiting',
+      );
+    } finally {
+      await locker.end();
+    }
+  }
+
+  test('a GET is not charged; an answered one is', async () => {
+    const s = await startService({ engine: 'postgres' });
+    try {
+      const key = await s.key('starter');
+      await s.seed([draft('GONE-1')]);
+      await goneWhileHeld(
+        s,
+        `GET /v1/recalls?limit=3 HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${key}\r\n\r\n`,
+        'recalls',
+      );
+      assert.equal((await s.request('/v1/recalls?limit=2', { key })).status, 200);
+      await assertUsage(s, key, { requests: 1, identifiers: 0 });
+    } finally {
+      await s.close();
+    }
+  });
+
+  test('a check records no receipt and charges nothing', async () => {
+    const s = await startService({ engine: 'postgres' });
+    try {
+      const key = await s.key('starter');
+      const body = JSON.stringify({ identifiers: [{ kind: 'lot', value: 'GONE1' }] });
+      await goneWhileHeld(
+        s,
+        `POST /v1/checks HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${key}\r\n` +
+          `Content-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
+        'identifiers',
+      );
+      const list = await s.request('/v1/checks', { key });
+      assert.deepEqual((await json(list)).data, [], 'no receipt recorded');
+      await assertUsage(s, key, { requests: 1, identifiers: 0 }); // the list alone
     } finally {
       await s.close();
     }

@@ -1,12 +1,15 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { resolve } from 'node:path';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
 import pg from 'pg';
 import {
   ConfigError,
   describeDatabase,
   loadConfig,
   parseDatabaseUrl,
+  SECRET_FILE_MAX_BYTES,
   sourceUrlVariable,
 } from '../../src/config.ts';
 
@@ -192,5 +195,52 @@ test("compose's DATABASE_URL without a password takes PGPASSWORD, any characters
   } finally {
     if (before === undefined) delete process.env.PGPASSWORD;
     else process.env.PGPASSWORD = before;
+  }
+});
+
+test('DATABASE_URL_FILE, PGPASSWORD_FILE and REDIS_URL_FILE give those variables from files (compose secrets)', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'recalls-secrets-'));
+  try {
+    const file = (name: string, content: string) => {
+      writeFileSync(join(dir, name), content);
+      return join(dir, name);
+    };
+    const env: Record<string, string | undefined> = {
+      DATABASE_URL_FILE: file('url', 'postgres://recalls@db:5432/recalls\n'),
+      PGPASSWORD_FILE: file('password', 'a/b+c=d@e\n'),
+      REDIS_URL_FILE: file('redis', 'redis://redis:6379'),
+    };
+    const c = loadConfig(env, IDS);
+    assert.deepEqual(c.database, { engine: 'postgres', url: 'postgres://recalls@db:5432/recalls' });
+    assert.equal(
+      env.PGPASSWORD,
+      'a/b+c=d@e',
+      'set where the PostgreSQL driver reads it, the line break gone',
+    );
+    assert.equal(c.redisUrl, 'redis://redis:6379');
+    assert.equal(loadConfig(env, IDS).database.engine, 'postgres', 'read again (a child process): the same');
+
+    assert.throws(
+      () => loadConfig({ DATABASE_URL: '/x.db', DATABASE_URL_FILE: join(dir, 'url') }, IDS),
+      (e: unknown) =>
+        e instanceof ConfigError &&
+        e.message === 'DATABASE_URL and DATABASE_URL_FILE are both set: give one of them',
+    );
+    assert.throws(
+      () => loadConfig({ PGPASSWORD_FILE: join(dir, 'missing') }, IDS),
+      (e: unknown) =>
+        e instanceof ConfigError && /^PGPASSWORD_FILE: cannot read .*missing \(ENOENT\)$/.test(e.message),
+    );
+    const big = file('big', 'x'.repeat(SECRET_FILE_MAX_BYTES + 1));
+    assert.throws(
+      () => loadConfig({ PGPASSWORD_FILE: big }, IDS),
+      (e: unknown) => e instanceof ConfigError && /longer than 4096 bytes/.test(e.message),
+    );
+    assert.equal(
+      loadConfig({ PGPASSWORD_FILE: file('max', 'y'.repeat(SECRET_FILE_MAX_BYTES)) }, IDS).port,
+      8080,
+    );
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
   }
 });

@@ -2,7 +2,15 @@
 import { CompiledQuery, Kysely, PostgresDialect, sql } from 'kysely';
 import pg from 'pg';
 import { BoundedCache, CacheRegistry } from '../../domain/caches.ts';
-import { PREPARED_LIMIT, STATE_ROWS, type Engine, type Prepared } from '../engine.ts';
+import {
+  PREPARED_LIMIT,
+  REQUEST_WAIT_MS,
+  STATE_ROWS,
+  STORAGE_FAILURE_MS,
+  storageFailureOf,
+  type Engine,
+  type Prepared,
+} from '../engine.ts';
 import type { Database } from '../schema.ts';
 import { PostgresStateWatch, STATE_CHANNEL } from './postgres-watch.ts';
 
@@ -12,13 +20,30 @@ function numbered(text: string): string {
   return text.replace(/\?/g, () => `$${++n}`);
 }
 
-export function openPostgres(url: string, caches = new CacheRegistry()): Engine {
-  const pool = new pg.Pool({ connectionString: url, max: 10 });
+/** What a PostgreSQL engine bounds besides a pooled connection's wait (REQUEST_WAIT_MS). */
+export interface PostgresBounds {
+  /** Each statement's `statement_timeout` (a lock wait included); none when absent. */
+  statementTimeoutMs?: number;
+}
+
+/**
+ * Opens a pool of 10 connections on `url`; waiting for one fails after REQUEST_WAIT_MS ("timeout exceeded when
+ * trying to connect"), and each statement after `bounds.statementTimeoutMs` when given (code 57014).
+ */
+export function openPostgres(url: string, caches = new CacheRegistry(), bounds: PostgresBounds = {}): Engine {
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: 10,
+    connectionTimeoutMillis: REQUEST_WAIT_MS,
+    ...(bounds.statementTimeoutMs === undefined ? {} : { statement_timeout: bounds.statementTimeoutMs }),
+  });
   // An idle pooled connection that the server closes (a restart, a terminated backend) is
   // reported here; the pool drops it and the next query connects anew. Without a listener the
   // event would crash the process.
   pool.on('error', () => {});
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  /** The last serving write's storage failure (disk full, read-only), for STORAGE_FAILURE_MS. */
+  let storageFailure: { reason: string; at: number } | undefined;
   // A named statement is parsed and planned once per pooled connection and stays there until
   // the connection closes, so names are never dropped or reused: past PREPARED_LIMIT distinct
   // texts, statements go unnamed (parsed on each run).
@@ -85,7 +110,19 @@ export function openPostgres(url: string, caches = new CacheRegistry()): Engine 
       if (row === undefined || row.v === null || row.k === null)
         throw new Error('the state rows are missing');
     },
-    withoutStall: (write) => write(),
+    async withoutStall(write) {
+      try {
+        return await write();
+      } catch (error) {
+        const failure = storageFailureOf(error);
+        if (failure !== undefined) storageFailure = { reason: failure, at: Date.now() };
+        throw error;
+      }
+    },
+    writeProblem: async () =>
+      storageFailure !== undefined && Date.now() - storageFailure.at < STORAGE_FAILURE_MS
+        ? storageFailure.reason
+        : undefined,
     prepare,
     utf8: (column) => sql<string>`${sql.ref(column)}`,
     jsonQuote: (value) => sql<string>`to_json(${value}::text)::text`,

@@ -106,20 +106,22 @@ function schemaSql(
  * is finished on the next open, from whichever copy is whole. Nothing to do once moved (one query).
  */
 export function moveCorpusTables(db: SqliteDatabase): void {
-  const inMain = db
-    .prepare(
-      `SELECT name FROM main.sqlite_master WHERE type = 'table' AND name IN (${CORPUS_TABLES.map(() => '?').join(', ')}, ${CORPUS_TABLES.map(() => '?').join(', ')})`,
-    )
-    .pluck()
-    .all(...CORPUS_TABLES, ...CORPUS_TABLES.map((t) => `${t}${MOVED}`)) as string[];
-  if (inMain.length === 0) return;
-  const present = new Set(inMain);
-  const inCorpusFile = new Set(
-    db.prepare(`SELECT name FROM corpus.sqlite_master WHERE type = 'table'`).pluck().all() as string[],
-  );
+  const inMainNow = () =>
+    db
+      .prepare(
+        `SELECT name FROM main.sqlite_master WHERE type = 'table' AND name IN (${CORPUS_TABLES.map(() => '?').join(', ')}, ${CORPUS_TABLES.map(() => '?').join(', ')})`,
+      )
+      .pluck()
+      .all(...CORPUS_TABLES, ...CORPUS_TABLES.map((t) => `${t}${MOVED}`)) as string[];
+  if (inMainNow().length === 0) return;
   db.pragma('foreign_keys = OFF');
   try {
+    // Read again under the write lock: another process opening the same new files may have moved them meanwhile.
     db.transaction(() => {
+      const present = new Set(inMainNow());
+      const inCorpusFile = new Set(
+        db.prepare(`SELECT name FROM corpus.sqlite_master WHERE type = 'table'`).pluck().all() as string[],
+      );
       for (const table of CORPUS_TABLES) {
         // The service file still serves this table: copy it whole, whatever an earlier try left in the corpus.
         const source = present.has(table)

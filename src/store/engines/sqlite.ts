@@ -4,20 +4,81 @@
  */
 import { statSync } from 'node:fs';
 import { setTimeout as delay } from 'node:timers/promises';
-import { CompiledQuery, Kysely, SqliteDialect, sql } from 'kysely';
+import {
+  CompiledQuery,
+  Kysely,
+  SqliteAdapter,
+  SqliteDialect,
+  SqliteDriver,
+  sql,
+  type DatabaseConnection,
+  type Driver,
+  type SqliteDialectConfig,
+} from 'kysely';
 import { BoundedCache, CacheRegistry } from '../../domain/caches.ts';
 import {
   BUSY_DEADLINE_MS,
+  REQUEST_WAIT_MS,
   PREPARED_LIMIT,
   STATE_ROWS,
+  STORAGE_FAILURE_MS,
+  storageFailureOf,
   WRITE_TRY_MS,
   type Engine,
   type Prepared,
 } from '../engine.ts';
 import type { Database } from '../schema.ts';
 import { corpusPathOf, moveCorpusTables, openPair } from './sqlite-files.ts';
-import type { SqliteStatement } from './sqlite-driver.ts';
+import type { SqliteDatabase, SqliteStatement } from './sqlite-driver.ts';
 import { SqliteStateWatch } from './sqlite-watch.ts';
+
+/**
+ * Kysely's SQLite adapter takes no migration lock (one connection, it says); but two processes migrating a new
+ * file at once both ran every migration ("table already exists"). Here the migrations run in one `BEGIN
+ * IMMEDIATE` transaction: the second process waits for the write lock (the busy timeout, BUSY_DEADLINE_MS),
+ * then finds them applied.
+ */
+class MigrationLockingAdapter extends SqliteAdapter {
+  override async acquireMigrationLock(db: Kysely<unknown>): Promise<void> {
+    await sql`BEGIN IMMEDIATE`.execute(db);
+  }
+
+  override async releaseMigrationLock(db: Kysely<unknown>): Promise<void> {
+    await sql`COMMIT`.execute(db);
+  }
+}
+
+/**
+ * When a statement fails for want of space or an I/O error (SQLITE_FULL, SQLITE_IOERR), SQLite has already
+ * rolled the transaction back: Kysely's own ROLLBACK would then fail ("cannot rollback - no transaction is
+ * active") and that error would hide the cause. Here ROLLBACK is sent only while a transaction is open.
+ */
+class CauseKeepingDriver extends SqliteDriver {
+  constructor(
+    config: SqliteDialectConfig,
+    private readonly connection: SqliteDatabase,
+  ) {
+    super(config);
+  }
+
+  override async rollbackTransaction(connection: DatabaseConnection): Promise<void> {
+    if (this.connection.inTransaction) await super.rollbackTransaction(connection);
+  }
+}
+
+class MigrationLockingDialect extends SqliteDialect {
+  constructor(private readonly config: SqliteDialectConfig & { database: SqliteDatabase }) {
+    super(config);
+  }
+
+  override createAdapter(): SqliteAdapter {
+    return new MigrationLockingAdapter();
+  }
+
+  override createDriver(): Driver {
+    return new CauseKeepingDriver(this.config, this.config.database);
+  }
+}
 
 /** Opens the service's records at `path` with the corpus file beside it (`corpusPathOf`). */
 export function openSqlite(path: string, caches = new CacheRegistry()): Engine {
@@ -32,7 +93,7 @@ export function openSqlite(path: string, caches = new CacheRegistry()): Engine {
   // and order indexes at millions of rows (~3 MB per index at 10 M entries), so a probe reads one
   // leaf page, not four. Leaf pages come from the OS cache; 64 MiB measured no faster at 2 M recalls.
   connection.pragma('corpus.cache_size = -32768');
-  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: connection }) });
+  const db = new Kysely<Database>({ dialect: new MigrationLockingDialect({ database: connection }) });
   // A statement dropped from a cache is finalised when nothing holds it any more.
   const statements = caches.add(
     new BoundedCache<string, Prepared<unknown>>('prepared-statements', { max: PREPARED_LIMIT }),
@@ -42,6 +103,23 @@ export function openSqlite(path: string, caches = new CacheRegistry()): Engine {
   const files =
     path === ':memory:' ? [] : [path, corpusPathOf(path)].map((p) => ({ path: p, id: fileId(p) }));
   let stateRows: SqliteStatement | undefined; // prepared once the schema exists
+  /** Truncates both files' WAL (checkpointing it first); whether either gave space back. */
+  function giveBackWalSpace(): boolean {
+    let freed = false;
+    for (const schema of ['main', 'corpus'] as const) {
+      try {
+        const wal = `${schema === 'main' ? path : corpusPathOf(path)}-wal`;
+        const before = statSync(wal, { throwIfNoEntry: false })?.size ?? 0;
+        connection.pragma(`${schema}.wal_checkpoint(TRUNCATE)`);
+        if ((statSync(wal, { throwIfNoEntry: false })?.size ?? 0) < before) freed = true;
+      } catch {
+        // another connection holds it, or there is none: nothing to give back here
+      }
+    }
+    return freed;
+  }
+  /** The last serving write's storage failure, for STORAGE_FAILURE_MS (`writeProblem`). */
+  let storageFailure: { reason: string; at: number } | undefined;
 
   function prepare<R>(query: string | CompiledQuery<R>): Prepared<R> {
     const text = typeof query === 'string' ? query : query.sql;
@@ -120,18 +198,46 @@ export function openSqlite(path: string, caches = new CacheRegistry()): Engine {
         throw new Error('the state rows are missing');
     },
     async withoutStall(write) {
-      const deadline = Date.now() + BUSY_DEADLINE_MS;
+      const deadline = Date.now() + REQUEST_WAIT_MS;
+      let givenBack = false;
       for (let pause = 1; ; pause = Math.min(2 * pause, 50)) {
         connection.pragma(`busy_timeout = ${WRITE_TRY_MS}`);
         try {
           return await write();
         } catch (error) {
           const code = (error as { code?: string }).code;
+          // The disk is full: a WAL file may still hold the pages of a write that failed (an ingest stopped
+          // midway leaves its corpus WAL at its size while this node keeps the file open). Checkpointing with
+          // TRUNCATE gives that space back when no other connection uses the file; then the write is tried again.
+          if (code === 'SQLITE_FULL' && !givenBack) {
+            givenBack = true;
+            if (giveBackWalSpace()) continue;
+          }
+          const failure = storageFailureOf(error);
+          if (failure !== undefined) storageFailure = { reason: failure, at: Date.now() };
           if (!code?.startsWith('SQLITE_BUSY') || Date.now() > deadline) throw error;
         } finally {
           connection.pragma(`busy_timeout = ${BUSY_DEADLINE_MS}`);
         }
         await delay(pause);
+      }
+    },
+    async writeProblem() {
+      if (storageFailure !== undefined && Date.now() - storageFailure.at < STORAGE_FAILURE_MS)
+        return storageFailure.reason;
+      if (connection.inTransaction) return undefined; // a write is under way: it says for itself
+      // Taking the write lock and letting it go writes nothing, but fails on read-only files.
+      connection.pragma('busy_timeout = 0');
+      try {
+        connection.exec('BEGIN IMMEDIATE');
+        connection.exec('ROLLBACK');
+        return undefined;
+      } catch (error) {
+        const code = (error as { code?: string }).code;
+        if (code?.startsWith('SQLITE_BUSY')) return undefined; // another writer holds it
+        return storageFailureOf(error) ?? `writes fail: ${(error as Error).message.split('\n')[0]}`;
+      } finally {
+        connection.pragma(`busy_timeout = ${BUSY_DEADLINE_MS}`);
       }
     },
     prepare,

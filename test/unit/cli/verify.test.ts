@@ -68,6 +68,21 @@ describe('recalls verify, one change at a time', () => {
     );
   });
 
+  test('a result_digest that is not the digest of no matches, in a receipt that matched nothing', async () => {
+    // Only TEST-1 is recalled: the second chunk (rows 4–5) matches nothing.
+    const f = writeRunFolder(root, `run-${++n}`, { ...SPEC, recalls: SPEC.recalls.slice(0, 1) });
+    changeReceipt(f, 2, (data) => {
+      data.result_digest = '0'.repeat(64);
+    });
+    const { code, lines, failed } = await verify(f);
+    assert.equal(code, EXIT.failed, `verified:\n${lines.join('\n')}`);
+    assert.equal(failed.length, 1, failed.join('\n'));
+    assert.match(
+      failed[0]!,
+      /^check chk_run-\d+_2, chunk 2 \(rows 4–5\): NOT verified: result_digest over the receipt's 0 matches is [0-9a-f]{64}, the receipt says 0{64}$/,
+    );
+  });
+
   test("a submitted_digest the catalogue's rows do not give, the same in run.json and the receipt", async () => {
     const f = fresh();
     const other = '1'.repeat(64);

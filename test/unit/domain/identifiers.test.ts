@@ -64,6 +64,16 @@ describe('kinds and general rejections', () => {
     rejected('lot', `${'A'.repeat(510)}\u3392`, 'invalid_length'); // ㎒ is MHz
     assert.equal(ok('lot', `${'A'.repeat(509)}\u3392`).normalized.length, 512);
   });
+  test('GS (U+001D) in a lot, model or batch is invalid_characters, never dropped (10ABC<GS>21X is not 10ABC21X)', () => {
+    for (const kind of ['lot', 'model', 'batch']) {
+      for (const value of ['10ABC\x1d21X', 'ABC\x1d123', '\x1d10ABC', '10ABC\x1d']) {
+        rejected(kind, value, 'invalid_characters', /GS \(U\+001D\)/);
+      }
+    }
+    // the same code without the separator is a code; with GS only a GS1 kind reads it (as an element string)
+    assert.equal(ok('lot', '10ABC21X').normalized, '10ABC21X');
+    assert.equal(ok('udi', ']d20112312312312333\x1d10ABC123').kind, 'udi');
+  });
   test('placeholders are empty for every kind', () => {
     for (const kind of ['gtin', 'vin', 'ndc', 'udi', 'model', 'lot', 'batch']) {
       for (const value of [

@@ -1,0 +1,160 @@
+/**
+ * A database busy elsewhere never makes `serve` hang (docs/operations.md, "Bounds"). With the service file's
+ * write lock held by another connection (SQLite), or one key's `usage` row locked by another connection
+ * (PostgreSQL), `/v1/health`, lookups and 304s are answered while the lock is held; a request that must wait for
+ * the locked row (a lease of its key's quota) fails within REQUEST_WAIT_MS with a 500 problem and `Retry-After`,
+ * still while the lock is held; `/metrics` and `/readyz` answer too. Once it is released the same request is answered.
+ */
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import pg from 'pg';
+import { SQLite } from '../../src/store/engines/sqlite-driver.ts';
+import { REQUEST_WAIT_MS } from '../../src/store/engine.ts';
+import { openStore } from '../../src/store/database.ts';
+import { listeningUrl, runCli, startCli } from '../support/cli.ts';
+import { eventually } from '../support/until.ts';
+import { createTestDatabase, TEST_ENGINE, type TestDatabase } from '../support/database.ts';
+
+const LOOKUP = '/v1/identifiers/upc/012345678905';
+
+/** A lock held by another connection until `release`. */
+interface HeldLock {
+  release(): Promise<void>;
+}
+
+/** SQLite: the service file's write lock (BEGIN IMMEDIATE), as a long write of another process holds it. */
+function lockServiceFile(path: string): HeldLock {
+  const db = new SQLite(path, { fileMustExist: true });
+  db.exec('BEGIN IMMEDIATE');
+  db.prepare('UPDATE keys_state SET keys_version = keys_version WHERE id = 1').run();
+  return {
+    release: async () => {
+      db.exec('ROLLBACK');
+      db.close();
+    },
+  };
+}
+
+/** PostgreSQL: one key's `usage` rows, locked as a check's receipt transaction on another node locks them. */
+async function lockUsageRow(url: string, keyId: string): Promise<HeldLock> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  await client.query('BEGIN');
+  const locked = await client.query('SELECT 1 FROM usage WHERE key_id = $1 FOR UPDATE', [keyId]);
+  assert.ok(locked.rowCount! > 0, 'the key has a usage row to lock');
+  return {
+    release: async () => {
+      await client.query('ROLLBACK');
+      await client.end();
+    },
+  };
+}
+
+describe('requests while the database is locked elsewhere', { timeout: 240_000 }, () => {
+  let dir: string;
+  let db: TestDatabase;
+  let env: Record<string, string>;
+  let serve: ReturnType<typeof startCli>;
+  let url: string;
+  let admin: string;
+  /** Unmetered requests: answered without a lease. */
+  let unmetered: string;
+  /** Starter, leased one request at a time: each request leases from its usage row. */
+  let leased: string;
+
+  const get = (path: string, key?: string, headers: Record<string, string> = {}) =>
+    fetch(`${url}${path}`, {
+      headers: { ...headers, ...(key === undefined ? {} : { authorization: `Bearer ${key}` }) },
+    });
+
+  before(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'recalls-waits-'));
+    db = await createTestDatabase(dir);
+    env = {
+      DATABASE_URL: db.url,
+      RECALLS_ARCHIVE_DIR: join(dir, 'archive'),
+      RECALLS_BURST_EXEMPT: '127.0.0.1',
+      RECALLS_PLAN_SCALE_REQUESTS: 'unmetered',
+      RECALLS_QUOTA_LEASE_BLOCK: '1',
+    };
+    const ingested = await runCli(['ingest', '--from', 'samples'], env);
+    assert.equal(ingested.code, 0, ingested.stderr);
+    const key = async (plan: string) => {
+      const created = await runCli(['keys', 'create', '--plan', plan], env);
+      assert.equal(created.code, 0, created.stderr);
+      return created.stdout.trim().split('\n').pop()!;
+    };
+    unmetered = await key('scale');
+    leased = await key('starter');
+    serve = startCli(['serve'], { ...env, PORT: '0', RECALLS_ADMIN_PORT: '0', LOG_LEVEL: 'info' });
+    url = await listeningUrl(serve, 60_000);
+    admin = await eventually(
+      () => /admin listener \(metrics, probes\) at (http:\/\/[^\s"]+)/.exec(serve.output())?.[1],
+      () => `the admin listener; output so far: ${serve.output()}`,
+    );
+  });
+  after(async () => {
+    serve?.child.kill('SIGKILL');
+    await serve?.done;
+    await db.drop();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  test(`health, lookups and 304s are answered; a request waiting on the lock fails within ${REQUEST_WAIT_MS} ms`, async (t) => {
+    const first = await get(LOOKUP, unmetered);
+    assert.equal(first.status, 200);
+    const etag = first.headers.get('etag')!;
+    assert.equal((await get('/v1/sources', leased)).status, 200, 'the leased key has its usage row');
+
+    let lock: HeldLock;
+    if (TEST_ENGINE === 'sqlite') lock = lockServiceFile(db.url);
+    else {
+      const store = await openStore(db.database);
+      const keyId = (await store.keys.findByKey(leased))!.id;
+      await store.close();
+      lock = await lockUsageRow(db.url, keyId);
+    }
+    let released = false;
+    try {
+      const started = performance.now();
+      const timed = async (name: string, answer: Promise<Response>) => {
+        const res = await answer;
+        const body = await res.text();
+        t.diagnostic(`${name}: ${res.status} after ${(performance.now() - started).toFixed(0)} ms`);
+        return { res, body, released };
+      };
+      const [health, lookup, notModified, waiting, metrics, readyz] = await Promise.all([
+        timed('health', get('/v1/health')),
+        timed('lookup', get(LOOKUP, unmetered)),
+        timed('304', get(LOOKUP, unmetered, { 'if-none-match': etag })),
+        timed('a lease of the locked key', get('/v1/sources', leased)),
+        timed('metrics', fetch(`${admin}/metrics`)),
+        timed('readyz', fetch(`${admin}/readyz`)),
+      ]);
+      for (const a of [health, lookup, notModified, waiting, metrics, readyz])
+        assert.equal(a.released, false, 'answered while the lock is held');
+      assert.equal(health.res.status, 200, health.body);
+      assert.equal(lookup.res.status, 200, lookup.body);
+      assert.equal(notModified.res.status, 304);
+      assert.equal(metrics.res.status, 200, metrics.body);
+      assert.equal(
+        readyz.res.status,
+        200,
+        `a lock held elsewhere is not a node that cannot serve: ${readyz.body}`,
+      );
+      assert.equal(waiting.res.status, 500, waiting.body);
+      assert.equal(waiting.res.headers.get('content-type'), 'application/problem+json; charset=utf-8');
+      assert.equal(waiting.res.headers.get('retry-after'), String(Math.ceil(REQUEST_WAIT_MS / 1000)));
+      const problem = JSON.parse(waiting.body) as { type: string; detail: string };
+      assert.equal(problem.type, '/problems/internal');
+      assert.match(problem.detail, /^The database did not answer within \d+ s .*retry after \d+ seconds\.$/);
+    } finally {
+      released = true;
+      await lock.release();
+    }
+    assert.equal((await get('/v1/sources', leased)).status, 200, 'answered once the lock is released');
+  });
+});

@@ -1,0 +1,159 @@
+/**
+ * `serve` on SQLite files in a small tmpfs that fills up: the check that cannot be written fails with its real
+ * cause in the log (not "cannot rollback - no transaction is active"), `/readyz` says not ready naming it while
+ * writes fail, and once space is back checks are recorded again and `/readyz` is ready, without a restart. A
+ * WAL file left at its size by another process's failed write is given back when the disk is full.
+ * Mounting a tmpfs needs root (or CAP_SYS_ADMIN): the suite skips, saying so, where it cannot.
+ */
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { closeSync, mkdirSync, mkdtempSync, openSync, rmSync, statSync, writeSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { SQLite } from '../../src/store/engines/sqlite-driver.ts';
+import { listeningUrl, runCli, startCli } from '../support/cli.ts';
+import { sqliteOnly } from '../support/database.ts';
+import { eventually, until } from '../support/until.ts';
+
+const root = mkdtempSync(join(tmpdir(), 'recalls-storage-'));
+const mounted = join(root, 'fs');
+mkdirSync(mounted);
+const mount = spawnSync('mount', ['-t', 'tmpfs', '-o', 'size=24m', 'tmpfs', mounted], { encoding: 'utf8' });
+const skip =
+  sqliteOnly('SQLite files in a tmpfs') ||
+  (mount.status === 0 ? false : `cannot mount a tmpfs here: ${(mount.stderr || String(mount.error)).trim()}`);
+
+/** Fills the file system of `path` with a file there, until it refuses (ENOSPC). */
+function fill(path: string): void {
+  const fd = openSync(path, 'w');
+  const chunk = Buffer.alloc(1024 * 1024);
+  try {
+    for (;;) writeSync(fd, chunk);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOSPC') throw error;
+    // the last partial megabyte too, a page at a time
+    const page = Buffer.alloc(4096);
+    try {
+      for (;;) writeSync(fd, page);
+    } catch (again) {
+      if ((again as NodeJS.ErrnoException).code !== 'ENOSPC') throw again;
+    }
+  } finally {
+    closeSync(fd);
+  }
+}
+
+describe('a disk that fills up under serve', { skip, timeout: 240_000 }, () => {
+  let serve: ReturnType<typeof startCli>;
+  let url: string;
+  let admin: string;
+  let key: string;
+  let n = 0;
+
+  const check = () =>
+    fetch(`${url}/v1/checks`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ identifiers: [{ kind: 'lot', value: `FULL${++n}` }] }),
+    });
+  const readyz = async () => {
+    const res = await fetch(`${admin}/readyz`);
+    return { status: res.status, body: (await res.json()) as { status: string; reason?: string } };
+  };
+
+  before(async () => {
+    const env = {
+      DATABASE_URL: join(mounted, 'recalls.db'),
+      RECALLS_ARCHIVE_DIR: join(root, 'archive'),
+      RECALLS_BURST_EXEMPT: '127.0.0.1',
+      RECALLS_PLAN_SCALE_REQUESTS: 'unmetered',
+      RECALLS_PLAN_SCALE_IDENTIFIERS: 'unmetered',
+    };
+    const ingested = await runCli(['ingest', '--from', 'samples'], env);
+    assert.equal(ingested.code, 0, ingested.stderr);
+    const created = await runCli(['keys', 'create', '--plan', 'scale'], env);
+    assert.equal(created.code, 0, created.stderr);
+    key = created.stdout.trim().split('\n').pop()!;
+    serve = startCli(['serve'], { ...env, PORT: '0', RECALLS_ADMIN_PORT: '0', LOG_LEVEL: 'info' });
+    url = await listeningUrl(serve, 60_000);
+    admin = await eventually(
+      () => /admin listener \(metrics, probes\) at (http:\/\/[^\s"]+)/.exec(serve.output())?.[1],
+      () => `the admin listener; output so far: ${serve.output()}`,
+    );
+  });
+  after(async () => {
+    serve?.child.kill('SIGKILL');
+    await serve?.done;
+    spawnSync('umount', [mounted]);
+    rmSync(root, { recursive: true, force: true });
+  });
+
+  test('checks fail naming the cause and /readyz is not ready; both recover once space is back', async (t) => {
+    assert.equal((await check()).status, 201);
+    assert.deepEqual((await readyz()).body, { status: 'ready' });
+
+    const filler = join(mounted, 'filler');
+    t.after(() => rmSync(filler, { force: true }));
+    fill(filler);
+    // The WAL may still hold room for a receipt or two: check until one cannot be written.
+    let failed: Response | undefined;
+    for (let i = 0; i < 50 && failed === undefined; i++) {
+      const res = await check();
+      if (res.status !== 201) failed = res;
+      else await res.arrayBuffer();
+    }
+    assert.ok(failed !== undefined, 'a check failed once the disk was full');
+    assert.equal(failed.status, 500);
+    assert.equal(((await failed.json()) as { type: string }).type, '/problems/internal');
+    const notReady = await readyz();
+    assert.equal(notReady.status, 503);
+    // SQLite says SQLITE_FULL, or an I/O error when it is the shared-memory or WAL file that cannot grow
+    assert.match(
+      notReady.body.reason ?? '',
+      /^writes fail: (?:the disk is full \(SQLITE_FULL|an I\/O error \(SQLITE_IOERR)/,
+    );
+    const log = serve.output();
+    assert.match(log, /database or disk is full|disk I\/O error/, 'the log names the cause');
+    assert.doesNotMatch(log, /cannot rollback/, 'not a failed rollback in its place');
+
+    rmSync(filler);
+    const again = await check();
+    assert.equal(again.status, 201, await again.clone().text());
+    // not ready for STORAGE_FAILURE_MS after the last failed write, then ready: no restart
+    await until(
+      async () => (await readyz()).status === 200,
+      () => 'ready again',
+      { timeoutMs: 60_000, intervalMs: 250 },
+    );
+  });
+
+  test('a WAL left at its size by another process’s failed write is given back when the disk is full', async () => {
+    // What an ingest stopped midway leaves: the pages of its rolled-back transaction in the corpus WAL,
+    // which stays at that size while serve keeps the file open.
+    const corpus = join(mounted, 'recalls.corpus.db');
+    const writer = new SQLite(corpus, { fileMustExist: true });
+    try {
+      writer.pragma('cache_size = 50'); // spill to the WAL long before the end
+      writer.exec('BEGIN');
+      writer.exec('CREATE TABLE test_spill (b BLOB)');
+      const insert = writer.prepare('INSERT INTO test_spill VALUES (randomblob(65536))');
+      for (let i = 0; i < 160; i++) insert.run(); // 10 MiB
+      writer.exec('ROLLBACK');
+    } finally {
+      writer.close();
+    }
+    const walSize = () => statSync(`${corpus}-wal`).size;
+    assert.ok(walSize() > 8 * 1024 * 1024, `the corpus WAL holds the rolled-back pages (${walSize()} bytes)`);
+    const filler = join(mounted, 'filler');
+    fill(filler);
+    try {
+      const res = await check();
+      assert.equal(res.status, 201, await res.clone().text());
+      assert.equal(walSize(), 0, 'the WAL was given back');
+      assert.deepEqual((await readyz()).body, { status: 'ready' });
+    } finally {
+      rmSync(filler, { force: true });
+    }
+  });
+});
