@@ -33,6 +33,9 @@ const MIGRATIONS: Record<string, EngineMigration> = {
   '0010-rule-buckets': ruleBuckets,
 };
 
+/** The migrations' names, in order. */
+export const MIGRATION_NAMES: readonly string[] = Object.keys(MIGRATIONS);
+
 export function migrationProvider(engine: Engine): MigrationProvider {
   return {
     async getMigrations(): Promise<Record<string, Migration>> {
