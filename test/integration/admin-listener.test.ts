@@ -16,11 +16,11 @@ import pg from 'pg';
 import { recallId } from '../../src/domain/recall.ts';
 import { openStore } from '../../src/store/database.ts';
 import { corpusPathOf } from '../../src/store/engines/sqlite-files.ts';
-import { listeningUrl, runCli, startCli } from '../support/cli.ts';
+import { adminUrl, listeningUrl, runCli, startCli } from '../support/cli.ts';
 import { createTestDatabase, PG_ADMIN_URL, sqliteOnly } from '../support/database.ts';
 import { parseExposition, type Exposition } from '../support/prometheus.ts';
 import { requireService } from '../support/services.ts';
-import { eventually, until } from '../support/until.ts';
+import { until } from '../support/until.ts';
 
 const SAMPLES = fileURLToPath(new URL('../../samples/', import.meta.url));
 const LOOKUP = '/v1/identifiers/upc/012345678905'; // a fictional sample record's barcode
@@ -34,10 +34,7 @@ async function serveWithAdmin(t: TestContext, env: Record<string, string>) {
     await run.done;
   });
   const url = await listeningUrl(run);
-  const admin = await eventually(
-    () => /admin listener \(metrics, probes\) at (http:\/\/127\.0\.0\.1:\d+)/.exec(run.output())?.[1],
-    () => `the admin listener; output so far: ${run.output()}`,
-  );
+  const admin = await adminUrl(run);
   return { url, admin };
 }
 

@@ -14,7 +14,7 @@ import { after, before, describe, test } from 'node:test';
 import { setTimeout as delay } from 'node:timers/promises';
 import { corpusPathOf } from '../../src/store/engines/sqlite-files.ts';
 import { SQLite } from '../../src/store/engines/sqlite-driver.ts';
-import { BIN, ROOT, listeningUrl, runCli, startCli } from '../support/cli.ts';
+import { BIN, ROOT, createKey, listeningUrl, runCli, startCli } from '../support/cli.ts';
 import { sqliteOnly } from '../support/database.ts';
 import { until } from '../support/until.ts';
 
@@ -69,9 +69,7 @@ describe('recalls backup', { skip: sqliteOnly('it copies SQLite files') }, () =>
     };
     const ingested = await runCli(['ingest', '--from', 'samples'], env);
     assert.equal(ingested.code, 0, ingested.stderr);
-    const created = await runCli(['keys', 'create', '--plan', 'scale'], env);
-    assert.equal(created.code, 0, created.stderr);
-    key = created.stdout.trim().split('\n').pop()!;
+    key = await createKey(env, 'scale');
     url = await serve(env.DATABASE_URL!);
     receipt = await check(url, 'before the backup');
   });

@@ -14,8 +14,7 @@ import pg from 'pg';
 import { SQLite } from '../../src/store/engines/sqlite-driver.ts';
 import { REQUEST_WAIT_MS } from '../../src/store/engine.ts';
 import { openStore } from '../../src/store/database.ts';
-import { listeningUrl, runCli, startCli } from '../support/cli.ts';
-import { eventually } from '../support/until.ts';
+import { adminUrl, createKey, listeningUrl, runCli, startCli } from '../support/cli.ts';
 import { createTestDatabase, TEST_ENGINE, type TestDatabase } from '../support/database.ts';
 
 const LOOKUP = '/v1/identifiers/upc/012345678905';
@@ -82,19 +81,11 @@ describe('requests while the database is locked elsewhere', { timeout: 240_000 }
     };
     const ingested = await runCli(['ingest', '--from', 'samples'], env);
     assert.equal(ingested.code, 0, ingested.stderr);
-    const key = async (plan: string) => {
-      const created = await runCli(['keys', 'create', '--plan', plan], env);
-      assert.equal(created.code, 0, created.stderr);
-      return created.stdout.trim().split('\n').pop()!;
-    };
-    unmetered = await key('scale');
-    leased = await key('starter');
+    unmetered = await createKey(env, 'scale');
+    leased = await createKey(env, 'starter');
     serve = startCli(['serve'], { ...env, PORT: '0', RECALLS_ADMIN_PORT: '0', LOG_LEVEL: 'info' });
     url = await listeningUrl(serve, 60_000);
-    admin = await eventually(
-      () => /admin listener \(metrics, probes\) at (http:\/\/[^\s"]+)/.exec(serve.output())?.[1],
-      () => `the admin listener; output so far: ${serve.output()}`,
-    );
+    admin = await adminUrl(serve);
   });
   after(async () => {
     serve?.child.kill('SIGKILL');

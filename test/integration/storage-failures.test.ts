@@ -12,9 +12,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { SQLite } from '../../src/store/engines/sqlite-driver.ts';
-import { listeningUrl, runCli, startCli } from '../support/cli.ts';
+import { adminUrl, createKey, listeningUrl, runCli, startCli } from '../support/cli.ts';
 import { sqliteOnly } from '../support/database.ts';
-import { eventually, until } from '../support/until.ts';
+import { until } from '../support/until.ts';
 
 const root = mkdtempSync(join(tmpdir(), 'recalls-storage-'));
 const mounted = join(root, 'fs');
@@ -72,15 +72,10 @@ describe('a disk that fills up under serve', { skip, timeout: 240_000 }, () => {
     };
     const ingested = await runCli(['ingest', '--from', 'samples'], env);
     assert.equal(ingested.code, 0, ingested.stderr);
-    const created = await runCli(['keys', 'create', '--plan', 'scale'], env);
-    assert.equal(created.code, 0, created.stderr);
-    key = created.stdout.trim().split('\n').pop()!;
+    key = await createKey(env, 'scale');
     serve = startCli(['serve'], { ...env, PORT: '0', RECALLS_ADMIN_PORT: '0', LOG_LEVEL: 'info' });
     url = await listeningUrl(serve, 60_000);
-    admin = await eventually(
-      () => /admin listener \(metrics, probes\) at (http:\/\/[^\s"]+)/.exec(serve.output())?.[1],
-      () => `the admin listener; output so far: ${serve.output()}`,
-    );
+    admin = await adminUrl(serve);
   });
   after(async () => {
     serve?.child.kill('SIGKILL');

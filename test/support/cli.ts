@@ -58,3 +58,18 @@ export async function listeningUrl(run: ReturnType<typeof startCli>, timeoutMs =
     throw error;
   }
 }
+
+/** Waits for `serve` to log its admin listener's address (metrics, probes) and returns it. */
+export function adminUrl(run: ReturnType<typeof startCli>): Promise<string> {
+  return eventually(
+    () => /admin listener \(metrics, probes\) at (http:\/\/127\.0\.0\.1:\d+)/.exec(run.output())?.[1],
+    () => `the admin listener; output so far: ${run.output()}`,
+  );
+}
+
+/** Creates a key on `plan` with `recalls keys create` and returns it (the command's last line). */
+export async function createKey(env: Record<string, string>, plan: string): Promise<string> {
+  const created = await runCli(['keys', 'create', '--plan', plan], env);
+  if (created.code !== 0) throw new Error(`recalls keys create failed: ${created.stderr}`);
+  return created.stdout.trim().split('\n').pop()!;
+}
