@@ -163,7 +163,11 @@ export async function runIngest(deps: IngestDeps, options: IngestOptions = {}): 
   } finally {
     clearInterval(renewal);
     await preparers.worker.close();
-    await deps.store.locks.release(LEASE, holder);
+    // On a full disk even the lease's row may not be deletable: it then lapses after LEASE_TTL_MS, and the
+    // next run on this host takes it over at once (its holder is gone), as after a run that was killed.
+    await deps.store.locks
+      .release(LEASE, holder)
+      .catch((error: unknown) => log('warn', 'ingest lease not released', { error }));
   }
 }
 
@@ -283,7 +287,10 @@ async function ingestSource(
     const defect = !(error instanceof UpstreamError);
     const reason = error instanceof Error ? error.message : String(error);
     log(defect ? 'error' : 'warn', 'source failed', { source: id, reason, error });
-    await deps.store.sources.recordFailure(id, reason, now().toISOString(), performance.now() - started);
+    // What made the source fail (a full disk) may keep its failure from being recorded too: the run goes on.
+    await deps.store.sources
+      .recordFailure(id, reason, now().toISOString(), performance.now() - started)
+      .catch((cause: unknown) => log('warn', 'source failure not recorded', { source: id, error: cause }));
     return { sourceId: id, status: 'failed', reason, defect, pages: pages.length };
   }
 }

@@ -7,12 +7,23 @@
  */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { closeSync, mkdirSync, mkdtempSync, openSync, rmSync, statSync, writeSync } from 'node:fs';
+import {
+  closeSync,
+  mkdirSync,
+  mkdtempSync,
+  openSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  truncateSync,
+  writeFileSync,
+  writeSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { SQLite } from '../../src/store/engines/sqlite-driver.ts';
-import { adminUrl, createKey, listeningUrl, runCli, startCli } from '../support/cli.ts';
+import { ROOT, adminUrl, createKey, listeningUrl, runCli, startCli } from '../support/cli.ts';
 import { sqliteOnly } from '../support/database.ts';
 import { until } from '../support/until.ts';
 
@@ -108,9 +119,13 @@ describe('a disk that fills up under serve', { skip, timeout: 240_000 }, () => {
       notReady.body.reason ?? '',
       /^writes fail: (?:the disk is full \(SQLITE_FULL|an I\/O error \(SQLITE_IOERR)/,
     );
-    const log = serve.output();
-    assert.match(log, /database or disk is full|disk I\/O error/, 'the log names the cause');
-    assert.doesNotMatch(log, /cannot rollback/, 'not a failed rollback in its place');
+    // The log is written asynchronously: wait for its line.
+    await until(
+      () => /database or disk is full|disk I\/O error/.test(serve.output()),
+      () => `the log names the cause; it has: ${serve.output()}`,
+      { timeoutMs: 10_000, intervalMs: 50 },
+    );
+    assert.doesNotMatch(serve.output(), /cannot rollback/, 'not a failed rollback in its place');
 
     rmSync(filler);
     const again = await check();
@@ -150,5 +165,63 @@ describe('a disk that fills up under serve', { skip, timeout: 240_000 }, () => {
     } finally {
       rmSync(filler, { force: true });
     }
+  });
+});
+
+describe('a disk that fills up under an ingest', { skip, timeout: 240_000 }, () => {
+  const base = mkdtempSync(join(tmpdir(), 'recalls-ingest-full-'));
+  const fsDir = join(base, 'fs');
+  const mirror = join(base, 'mirror');
+  let env: Record<string, string>;
+
+  before(() => {
+    mkdirSync(fsDir);
+    const mounted = spawnSync('mount', ['-t', 'tmpfs', '-o', 'size=16m', 'tmpfs', fsDir], {
+      encoding: 'utf8',
+    });
+    assert.equal(mounted.status, 0, mounted.stderr);
+    // The project's fictional food sample, its records copied 3000 times (a few MB stored).
+    const sample = JSON.parse(readFileSync(join(ROOT, 'samples', 'us-fda-food', 'page-1.json'), 'utf8')) as {
+      meta: { results: { limit: number; total: number } };
+      results: { recall_number: string; product_description: string }[];
+    };
+    const results = Array.from({ length: 3000 }, (_, i) => {
+      const r = sample.results[i % sample.results.length]!;
+      return {
+        ...r,
+        recall_number: `F-${String(9000 + (i % 1000)).padStart(4, '0')}-${2097 + Math.floor(i / 1000)}`,
+        product_description: `${r.product_description} ${'SAMPLE DATA, not a real recall. '.repeat(30)}`,
+      };
+    });
+    mkdirSync(join(mirror, 'us-fda-food'), { recursive: true });
+    writeFileSync(
+      join(mirror, 'us-fda-food', 'page-1.json'),
+      JSON.stringify({
+        ...sample,
+        meta: { ...sample.meta, results: { skip: 0, limit: 3000, total: 3000 } },
+        results,
+      }),
+    );
+    env = { DATABASE_URL: join(fsDir, 'recalls.db'), RECALLS_ARCHIVE_DIR: join(base, 'archive') };
+  });
+  after(() => {
+    spawnSync('umount', [fsDir]);
+    rmSync(base, { recursive: true, force: true });
+  });
+
+  test('the source fails naming the cause in one line, no stack, and the next run with space goes on', async () => {
+    assert.equal((await runCli(['migrate'], env)).code, 0);
+    const filler = join(fsDir, 'filler');
+    fill(filler);
+    // A megabyte back: enough to open the files and take the lease, not to write 3000 records.
+    truncateSync(filler, statSync(filler).size - 1024 * 1024);
+    const full = await runCli(['ingest', '--from', mirror, '--source', 'us-fda-food'], env);
+    assert.equal(full.code, 1, full.stdout + full.stderr);
+    assert.match(full.stdout, /^us-fda-food: failed: database or disk is full$/m, full.stdout);
+    assert.doesNotMatch(full.stderr, /^\s+at /m, 'no stack trace');
+    rmSync(filler);
+    const again = await runCli(['ingest', '--from', mirror, '--source', 'us-fda-food'], env);
+    assert.equal(again.code, 0, again.stdout + again.stderr);
+    assert.match(again.stdout, /^us-fda-food: ok, 3000 records/m, again.stdout);
   });
 });
