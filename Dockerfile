@@ -1,6 +1,6 @@
 # The Recall and Safety Alert Service: `recalls serve` on port 8080, its SQLite database and the raw
 # archive in the /data volume. Any other command runs as `docker run IMAGE ingest`, `… keys create
-# --plan starter`, `… migrate`. docs/operations.md says how to run it, and what of this file was
+# --plan starter`, `… migrate`. docs/containers.md says how to run it, and what of this file was
 # verified without a container engine.
 
 # Build: dependencies first, from package.json and package-lock.json alone (with the compilers the

@@ -13,7 +13,7 @@ snapshot; the corpus is copied right after the service's records, so the two may
 apart. Both are written under temporary names and renamed into place once complete.
 
 To restore: stop the service, put both files where DATABASE_URL points (named as it expects),
-start it. On PostgreSQL use pg_dump -Fc and pg_restore. See docs/operations.md.
+start it. On PostgreSQL use pg_dump -Fc and pg_restore. See docs/backups.md.
 
 Exit status: 0 written (both paths and sizes on stdout); 2 refused, nothing written: FILE or its
 corpus file exists (--force replaces them), is a file of the live database, or the database is
@@ -29,7 +29,7 @@ export async function runBackupCommand(
   const { database } = loadConfig(env, SOURCE_IDS);
   if (database.engine === 'postgres') {
     process.stderr.write(
-      'error: recalls backup copies SQLite files; on PostgreSQL use pg_dump -Fc and pg_restore (see docs/operations.md)\n',
+      'error: recalls backup copies SQLite files; on PostgreSQL use pg_dump -Fc and pg_restore (see docs/backups.md)\n',
     );
     return EXIT.usage;
   }

@@ -39,7 +39,7 @@ export const BUSY_DEADLINE_MS = 30_000;
 /**
  * How long a request waits for the database before it fails (500 `/problems/internal` with `Retry-After`): on
  * SQLite, a serving write for the write lock (`withoutStall`); on PostgreSQL, for a pooled connection and, in
- * `serve`, each statement (`statement_timeout`, a row lock included). docs/operations.md, "Bounds".
+ * `serve`, each statement (`statement_timeout`, a row lock included). docs/scale.md, "Bounds".
  */
 export const REQUEST_WAIT_MS = 5_000;
 

@@ -1,5 +1,5 @@
 /**
- * A database busy elsewhere never makes `serve` hang (docs/operations.md, "Bounds"). With the service file's
+ * A database busy elsewhere never makes `serve` hang (docs/scale.md, "Bounds"). With the service file's
  * write lock held by another connection (SQLite), or one key's `usage` row locked by another connection
  * (PostgreSQL), `/v1/health`, lookups and 304s are answered while the lock is held; a request that must wait for
  * the locked row (a lease of its key's quota) fails within REQUEST_WAIT_MS with a 500 problem and `Retry-After`,

@@ -209,7 +209,7 @@ describe('SQLite: the corpus in a file of its own', { skip: sqliteOnly('the SQLi
     const corpus = corpusPathOf(path);
     const [serviceTables, corpusTables] = [tablesOf(path), tablesOf(corpus)];
     const keysList = () => runCli(['keys', 'list'], { DATABASE_URL: path });
-    const restore = 'restore both files from one backup (docs/operations.md, Restore)';
+    const restore = 'restore both files from one backup (docs/backups.md, Restore)';
 
     renameSync(corpus, `${corpus}.aside`);
     let r = await keysList();

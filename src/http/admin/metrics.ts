@@ -2,7 +2,7 @@
  * The node's figures in the Prometheus text format (prom-client), served by the admin listener's `/metrics`
  * (admin-server.ts): requests by route pattern and status with their latency, 402 and 429 answers by plan,
  * the quota ledger's leases, the node's caches (caches.ts) and each source's last run as the database has it.
- * docs/operations.md lists every metric. Counted only when the admin listener is on: without it the public
+ * docs/metrics.md lists every metric. Counted only when the admin listener is on: without it the public
  * app registers none of this.
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';

@@ -3,7 +3,7 @@
  * SQLite's backup API, while other processes keep reading and writing them. Each file is copied in one step,
  * that is in one read transaction of its own: a consistent snapshot of that file, which in WAL mode holds up no
  * writer. The service's records are copied first and the corpus right after, so the pair may be a moment apart
- * (docs/operations.md).
+ * (docs/backups.md).
  */
 import { randomBytes } from 'node:crypto';
 import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, renameSync, rmSync, statSync } from 'node:fs';

@@ -42,7 +42,7 @@ function missingFile(db: SqliteDatabase, path: string): string | undefined {
   const tables = (schema: 'main' | 'corpus') =>
     db.prepare(`SELECT name FROM ${schema}.sqlite_master WHERE type = 'table'`).pluck().all() as string[];
   const [main, corpus] = [tables('main'), tables('corpus')];
-  const restore = 'restore both files from one backup (docs/operations.md, Restore)';
+  const restore = 'restore both files from one backup (docs/backups.md, Restore)';
   if (main.length === 0 && corpus.length > 0)
     return `${path} is missing but its corpus file ${corpusPathOf(path)} is not: ${restore}, or move the corpus file aside to start anew`;
   const corpusInMain = main.some((t) => CORPUS_TABLES.some((c) => t === c || t === `${c}${MOVED}`));
