@@ -4,6 +4,7 @@
  * adapter assumes about the API's addresses and requests is in {@link SAFETY_GATE_API}.
  */
 import type { FetchContext, PageGetInit, RawPage } from '../../source.ts';
+import { SINCE_MARGIN_MS } from '../../since-window.ts';
 import { parseNotificationList, type ListedNotification } from './schema.ts';
 
 /**
@@ -24,10 +25,6 @@ export const MAX_LIST_PAGES = 100;
 /** Largest list page or notification accepted: a notification is ~15 KB, a page of them far less than this. */
 export const MAX_PAGE_BYTES = 8 * 2 ** 20;
 
-/** Two days' overlap covers clocks and late indexing of an edit. */
-export const SINCE_MARGIN_DAYS = 2;
-
-const DAY_MS = 86_400_000;
 const JSON_ACCEPT = { accept: 'application/json' };
 
 /**
@@ -43,7 +40,7 @@ export function selectNotifications(
   for (const n of listed) if (!byId.has(n.id)) byId.set(n.id, n);
   const all = [...byId.values()];
   if (since === null) return all;
-  const from = new Date(since.getTime() - SINCE_MARGIN_DAYS * DAY_MS).toISOString();
+  const from = new Date(since.getTime() - SINCE_MARGIN_MS).toISOString();
   return all.filter((n, i) => i === 0 || n.modificationDate === null || n.modificationDate >= from);
 }
 

@@ -5,6 +5,7 @@
  * instead of paging on. Later runs start at the last success less a margin.
  */
 import type { FetchContext, RawPage } from '../../source.ts';
+import { windowStart } from '../../since-window.ts';
 import { UpstreamError, formatError } from '../../errors.ts';
 import { parseRappelConsoPage } from './schema.ts';
 
@@ -16,8 +17,6 @@ export const RAPPELCONSO_PAGE_LIMIT = 100;
 export const RAPPELCONSO_OFFSET_CAP = 10_000;
 /** Far above a first run (about 16,000 notices, 170 pages); guards against a server that ignores the window. */
 export const RAPPELCONSO_MAX_PAGES = 1_000;
-/** Overlap before the last success, for notices published late or edited. */
-export const SINCE_MARGIN_MS = 2 * 86_400_000;
 
 /** One request: the window's start (`date_publication >=`, or none), the offset in it, and the order. */
 export interface RecordsQuery {
@@ -41,11 +40,6 @@ export function rappelConsoUrl(baseUrl: string, query: RecordsQuery): string {
   }
   const base = baseUrl.replace(/\/+$/, '');
   return `${base}/api/explore/v2.1/catalog/datasets/${RAPPELCONSO_DATASET}/records?${params.toString()}`;
-}
-
-/** ISO date-time in UTC, whole seconds: the start of a later run's window. */
-export function rappelConsoSince(since: Date): string {
-  return `${new Date(since.getTime() - SINCE_MARGIN_MS).toISOString().slice(0, 19)}Z`;
 }
 
 /** `date_publication` of a served record, if it is a readable date-time. */
@@ -90,7 +84,7 @@ export async function* fetchRappelConso(
     return { url, body, served: parseRappelConsoPage(body, url).served };
   };
 
-  let query: RecordsQuery = { from: ctx.since === null ? null : rappelConsoSince(ctx.since), offset: 0 };
+  let query: RecordsQuery = { from: ctx.since === null ? null : windowStart(ctx.since), offset: 0 };
   let previous: string | null = null;
   for (;;) {
     if (pageNo >= maxPages) {

@@ -4,6 +4,7 @@
  * page instead, so a quiet day observes the feed rather than failing as an empty run.
  */
 import type { FetchContext, RawPage } from '../../source.ts';
+import { windowStart } from '../../since-window.ts';
 import { UpstreamError, formatError } from '../../errors.ts';
 import { parseFoodAlertPage } from './schema.ts';
 
@@ -11,13 +12,6 @@ import { parseFoodAlertPage } from './schema.ts';
 export const FSA_PAGE_LIMIT = 100;
 /** Far above all alerts since 2018; guards against a server that ignores `_offset`. */
 export const FSA_MAX_PAGES = 500;
-/** Overlap before the last success for `since=`. */
-export const SINCE_MARGIN_MS = 2 * 86_400_000;
-
-/** ISO date-time in UTC, whole seconds. */
-export function fsaSince(since: Date): string {
-  return `${new Date(since.getTime() - SINCE_MARGIN_MS).toISOString().slice(0, 19)}Z`;
-}
 
 /** The address of one list page. */
 export function fsaListUrl(baseUrl: string, offset: number, since: string | null): string {
@@ -59,7 +53,7 @@ export async function* fetchFoodAlerts(ctx: FetchContext): AsyncGenerator<RawPag
     return;
   }
   let changed = 0;
-  for await (const page of walk(fsaSince(ctx.since))) {
+  for await (const page of walk(windowStart(ctx.since))) {
     changed++;
     yield page;
   }

@@ -6,12 +6,12 @@ import type { RecallDraft } from '../../../../src/domain/recall.ts';
 import { UpstreamError } from '../../../../src/ingest/errors.ts';
 import { createUpstreamClient } from '../../../../src/ingest/http-client.ts';
 import type { FetchContext, PageFetcher, RawPage } from '../../../../src/ingest/source.ts';
+import { windowStart } from '../../../../src/ingest/since-window.ts';
 import {
   fetchRappelConso,
   RAPPELCONSO_MAX_PAGES,
   RAPPELCONSO_OFFSET_CAP,
   RAPPELCONSO_PAGE_LIMIT,
-  rappelConsoSince,
   rappelConsoUrl,
   type RecordsQuery,
 } from '../../../../src/ingest/sources/fr-rappelconso/fetch.ts';
@@ -684,7 +684,7 @@ test('builds the records address: oldest first, a window on date_publication, an
   );
   assert.equal(windowed.searchParams.get('where'), "date_publication >= date'2099-03-01T00:01:00+00:00'");
   assert.equal(windowed.searchParams.get('offset'), '4');
-  assert.equal(rappelConsoSince(new Date('2099-03-05T06:30:00.250Z')), '2099-03-03T06:30:00Z');
+  assert.equal(windowStart(new Date('2099-03-05T06:30:00.250Z')), '2099-03-03T06:30:00Z');
 });
 
 test('a first run walks the whole dataset in date windows, each page overlapping the last by one', async (t) => {

@@ -6,7 +6,8 @@ import type { RecallDraft } from '../../../../src/domain/recall.ts';
 import { UpstreamError } from '../../../../src/ingest/errors.ts';
 import { createUpstreamClient } from '../../../../src/ingest/http-client.ts';
 import type { FetchContext, PageFetcher, RawPage } from '../../../../src/ingest/source.ts';
-import { FSA_PAGE_LIMIT, fsaListUrl, fsaSince } from '../../../../src/ingest/sources/uk-fsa/fetch.ts';
+import { FSA_PAGE_LIMIT, fsaListUrl } from '../../../../src/ingest/sources/uk-fsa/fetch.ts';
+import { windowStart } from '../../../../src/ingest/since-window.ts';
 import { ukFsa } from '../../../../src/ingest/sources/uk-fsa/index.ts';
 import {
   fsaAlertType,
@@ -333,7 +334,7 @@ test('an exactly full last page ends on the empty page after it', async (t) => {
 
 test('an incremental run asks for changes since the last success minus two days', async (t) => {
   const since = new Date('2026-03-15T06:30:00.250Z');
-  assert.equal(fsaSince(since), '2026-03-13T06:30:00Z');
+  assert.equal(windowStart(since), '2026-03-13T06:30:00Z');
   const agency = await scriptedAgency(t, [[path(0, '2026-03-13T06:30:00Z'), json(FIXTURE)]]);
   const pages = await collect(
     ukFsa.fetch({ baseUrl: agency.base, fetcher: pageFetcher(), now: since, since }),
