@@ -3,7 +3,7 @@
  * field (`psa-recall-hazards`, `psa-product-category`, …), its values in `field__item` elements. The
  * same blocks appear in a feed item's `description` and on the notice page.
  */
-import type { AnyNode, Document, Element } from 'domhandler';
+import { hasChildren, isTag, isText, type AnyNode, type Document, type Element } from 'domhandler';
 import { DomUtils, parseDocument } from 'htmlparser2';
 
 /** Elements whose end is a line break in visible text. */
@@ -18,15 +18,15 @@ export function parseHtml(html: string | Buffer): Document {
 export function nodeText(node: AnyNode | readonly AnyNode[]): string {
   let out = '';
   const walk = (n: AnyNode): void => {
-    if (DomUtils.isText(n)) out += n.data;
-    else if (DomUtils.isTag(n)) {
+    if (isText(n)) out += n.data;
+    else if (isTag(n)) {
       if (n.name === 'script' || n.name === 'style') return;
       if (n.name === 'br') out += '\n';
       else out += ' ';
       for (const c of n.children) walk(c);
       if (BLOCKS.has(n.name)) out += '\n';
       else out += ' ';
-    } else if (DomUtils.hasChildren(n)) for (const c of n.children) walk(c);
+    } else if (hasChildren(n)) for (const c of n.children) walk(c);
   };
   for (const n of Array.isArray(node) ? node : [node as AnyNode]) walk(n);
   return out
@@ -71,7 +71,7 @@ export function fieldItems(root: Document | Element, name: string): Element[] {
 /** A field's values as visible text, the label left out; empty values dropped. */
 export function fieldTexts(root: Document | Element, name: string): string[] {
   return fieldItems(root, name)
-    .map((el) => nodeText(el.children.filter((c) => !(DomUtils.isTag(c) && hasClass(c, 'field__label')))))
+    .map((el) => nodeText(el.children.filter((c) => !(isTag(c) && hasClass(c, 'field__label')))))
     .filter((t) => t !== '');
 }
 
