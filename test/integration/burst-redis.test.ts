@@ -64,6 +64,24 @@ async function freePort(): Promise<number> {
   return port;
 }
 
+/** Resolves once a Redis server answers on `port`. */
+async function listening(port: number): Promise<void> {
+  const probe = new Redis(`redis://127.0.0.1:${port}`, { lazyConnect: true, maxRetriesPerRequest: 0 });
+  probe.on('error', () => {});
+  try {
+    await until(
+      () =>
+        probe.ping().then(
+          () => true,
+          () => false,
+        ),
+      () => `redis-server on port ${port}`,
+    );
+  } finally {
+    probe.disconnect();
+  }
+}
+
 test(
   'Redis down: bursts are counted in memory, each request fast after the first, one line per outage and recovery',
   { skip },
@@ -71,6 +89,7 @@ test(
     if (!(await requireService(t, 'Redis', REDIS_URL))) return; // the machine has Redis: so it has redis-server
     const port = await freePort();
     let server = startRedis(port);
+    await listening(port);
     const log: string[] = [];
     const prefix = `recalls-test:${randomBytes(4).toString('hex')}:`;
     const limiter = createRedisBurstLimiter(`redis://127.0.0.1:${port}`, {
@@ -82,7 +101,7 @@ test(
     try {
       await until(
         async () => (await limiter.hit('203.0.113.1', 100, 60, Date.now())).count > 0,
-        () => 'the limiter to count in Redis',
+        () => 'the limiter to count',
       );
       server.kill('SIGKILL');
       await new Promise((resolve) => server.once('exit', resolve));
@@ -102,7 +121,7 @@ test(
       assert.deepEqual(allowed.slice(0, 3), [true, true, false], 'the limit holds, counted in memory');
       assert.deepEqual(log, ['outage'], 'one line for the outage, however many requests and reconnections');
       server = startRedis(port);
-      // Requests go on meanwhile: one of them, once Redis is back and retryMs has passed, starts the ping.
+      // The client reconnects by itself and its ready connection ends the outage.
       await until(
         async () => {
           await limiter.hit('203.0.113.8', 100, 60, Date.now());
@@ -125,6 +144,51 @@ test(
     } finally {
       await limiter.close();
       server.kill('SIGKILL');
+    }
+  },
+);
+
+test(
+  'a node whose Redis came up late counts there once its connection is ready, without waiting retryMs',
+  { skip },
+  async (t) => {
+    if (!(await requireService(t, 'Redis', REDIS_URL))) return;
+    const port = await freePort();
+    const log: string[] = [];
+    const prefix = `recalls-test:${randomBytes(4).toString('hex')}:`;
+    const limiter = createRedisBurstLimiter(`redis://127.0.0.1:${port}`, {
+      prefix,
+      retryMs: 600_000,
+      onOutage: () => log.push('outage'),
+      onRecovery: () => log.push('recovery'),
+    });
+    let server: ChildProcess | undefined;
+    try {
+      await until(
+        () => log.includes('outage'),
+        () => 'the refused first connection to start an outage',
+      );
+      assert.equal((await limiter.hit('203.0.113.5', 10, 60, Date.now())).count, 1, 'counted in memory');
+      server = startRedis(port);
+      await until(
+        () => log.includes('recovery'),
+        () => `the reconnection to end the outage (log ${JSON.stringify(log)})`,
+      );
+      const reader = new Redis(`redis://127.0.0.1:${port}`, { maxRetriesPerRequest: 1 });
+      try {
+        assert.equal(
+          (await limiter.hit('203.0.113.5', 10, 60, Date.now())).count,
+          1,
+          'a new count, in Redis',
+        );
+        assert.equal(await reader.get(`${prefix}203.0.113.5`), '1', 'the counter is in Redis');
+      } finally {
+        reader.disconnect();
+      }
+      assert.deepEqual(log, ['outage', 'recovery']);
+    } finally {
+      await limiter.close();
+      server?.kill('SIGKILL');
     }
   },
 );

@@ -3,10 +3,11 @@
  * counted in Redis by one atomic script, so a client meets its limit across nodes rather than once per node.
  *
  * A breaker keeps a Redis outage off the request path: once a command fails or the connection drops, the node
- * counts bursts in its own memory (each node then holds each client to the limit on its own) and tries Redis
- * again at most every `retryMs` (REDIS_RETRY_MS), by one ping in the background, never on a request. One
- * warning is logged when an outage begins and one line when Redis answers again; quotas (in the database)
- * hold throughout.
+ * counts bursts in its own memory (each node then holds each client to the limit on its own) until Redis answers
+ * again: at once when the client's own reconnection succeeds (a node whose first connection was slow comes back
+ * without waiting), and after a failed command on a live connection, by one ping in the background at most every
+ * `retryMs` (REDIS_RETRY_MS), never on a request. One warning is logged when an outage begins and one line when
+ * Redis answers again; quotas (in the database) hold throughout.
  */
 import { Redis } from 'ioredis';
 import { createMemoryBurstLimiter, type BurstDecision, type BurstLimiter } from './burst-limiter.ts';
@@ -52,6 +53,13 @@ export function createRedisBurstLimiter(url: string, options: RedisBurstOptions 
   // Connection errors (and each failed reconnection) arrive here, not on a request.
   redis.on('error', trip);
   redis.on('close', () => trip(new Error('the connection to Redis closed')));
+  const recover = (): void => {
+    if (!outage) return;
+    outage = false;
+    options.onRecovery?.();
+  };
+  // A connection that is (again) ready has just answered the client's ready check.
+  redis.on('ready', recover);
 
   const probe = (): void => {
     if (probing || Date.now() < retryAt || redis.status !== 'ready') return;
@@ -59,8 +67,7 @@ export function createRedisBurstLimiter(url: string, options: RedisBurstOptions 
     redis.ping().then(
       () => {
         probing = false;
-        outage = false;
-        options.onRecovery?.();
+        recover();
       },
       (error: unknown) => {
         probing = false;
