@@ -4,7 +4,7 @@
  * leases, receipts, keys) never wait for each other. One connection opens the service file as `main` and
  * attaches the corpus file as `corpus`; a table is named without its schema and SQLite finds it in either.
  */
-import { existsSync, mkdirSync, rmSync, statSync } from 'node:fs';
+import { accessSync, constants, existsSync, mkdirSync, rmSync, statSync } from 'node:fs';
 import { dirname, extname } from 'node:path';
 import { DatabaseError } from '../engine.ts';
 import { SQLite, type SqliteDatabase } from './sqlite-driver.ts';
@@ -71,9 +71,27 @@ export function openPair(path: string): SqliteDatabase {
     // Only while still empty: another process may have begun the same new database meanwhile.
     for (const p of made) if (statSync(p, { throwIfNoEntry: false })?.size === 0) rmSync(p);
     if (error instanceof DatabaseError) throw error;
-    throw new DatabaseError(`cannot open ${path} with ${corpusPathOf(path)} as SQLite databases`, {
-      cause: error,
-    });
+    const unwritable = path === ':memory:' ? undefined : unwritableFolder(dirname(path));
+    throw new DatabaseError(
+      `cannot open ${path} with ${corpusPathOf(path)} as SQLite databases${unwritable === undefined ? '' : `: ${unwritable}`}`,
+      { cause: error },
+    );
+  }
+}
+
+/**
+ * Why SQLite cannot write in `folder` (it makes each file's -wal and -shm there), when it cannot: its own "unable
+ * to open database file" does not say.
+ */
+function unwritableFolder(folder: string): string | undefined {
+  try {
+    accessSync(folder, constants.W_OK);
+    return undefined;
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    return code === 'EROFS'
+      ? `${folder} is on a read-only file system`
+      : `${folder} is not writable by this process (${code})`;
   }
 }
 
