@@ -1,7 +1,8 @@
 /**
  * A database busy elsewhere never makes `serve` hang (docs/scale.md, "Bounds"). With the service file's
- * write lock held by another connection (SQLite), or one key's `usage` row locked by another connection
- * (PostgreSQL), `/v1/health`, lookups and 304s are answered while the lock is held; a request that must wait for
+ * write lock held by another connection (SQLite, one node), or one key's `usage` row locked by another connection
+ * (PostgreSQL, three nodes, each with more requests of that key in flight than its pool has connections),
+ * `/v1/health`, lookups and 304s are answered by every node while the lock is held; a request that must wait for
  * the locked row (a lease of its key's quota) fails within REQUEST_WAIT_MS with a 500 problem and `Retry-After`,
  * still while the lock is held; `/metrics` and `/readyz` answer too. Once it is released the same request is answered.
  */
@@ -18,6 +19,10 @@ import { adminUrl, createKey, listeningUrl, runCli, startCli } from '../support/
 import { createTestDatabase, TEST_ENGINE, type TestDatabase } from '../support/database.ts';
 
 const LOOKUP = '/v1/identifiers/upc/012345678905';
+/** API nodes on the engine: PostgreSQL serves several, a SQLite file one. */
+const NODES = TEST_ENGINE === 'postgres' ? 3 : 1;
+/** Requests of the locked key sent to each node at once: more than its pool's 10 connections. */
+const WAITING = TEST_ENGINE === 'postgres' ? 12 : 1;
 
 /** A lock held by another connection until `release`. */
 interface HeldLock {
@@ -56,15 +61,13 @@ describe('requests while the database is locked elsewhere', { timeout: 240_000 }
   let dir: string;
   let db: TestDatabase;
   let env: Record<string, string>;
-  let serve: ReturnType<typeof startCli>;
-  let url: string;
-  let admin: string;
+  const nodes: { serve: ReturnType<typeof startCli>; url: string; admin: string }[] = [];
   /** Unmetered requests: answered without a lease. */
   let unmetered: string;
   /** Starter, leased one request at a time: each request leases from its usage row. */
   let leased: string;
 
-  const get = (path: string, key?: string, headers: Record<string, string> = {}) =>
+  const get = (url: string, path: string, key?: string, headers: Record<string, string> = {}) =>
     fetch(`${url}${path}`, {
       headers: { ...headers, ...(key === undefined ? {} : { authorization: `Bearer ${key}` }) },
     });
@@ -83,22 +86,27 @@ describe('requests while the database is locked elsewhere', { timeout: 240_000 }
     assert.equal(ingested.code, 0, ingested.stderr);
     unmetered = await createKey(env, 'scale');
     leased = await createKey(env, 'starter');
-    serve = startCli(['serve'], { ...env, PORT: '0', RECALLS_ADMIN_PORT: '0', LOG_LEVEL: 'info' });
-    url = await listeningUrl(serve, 60_000);
-    admin = await adminUrl(serve);
+    for (let i = 0; i < NODES; i++) {
+      const serve = startCli(['serve'], { ...env, PORT: '0', RECALLS_ADMIN_PORT: '0', LOG_LEVEL: 'info' });
+      nodes.push({ serve, url: await listeningUrl(serve, 60_000), admin: await adminUrl(serve) });
+    }
   });
   after(async () => {
-    serve?.child.kill('SIGKILL');
-    await serve?.done;
+    for (const { serve } of nodes) serve.child.kill('SIGKILL');
+    await Promise.all(nodes.map(({ serve }) => serve.done));
     await db.drop();
     rmSync(dir, { recursive: true, force: true });
   });
 
   test(`health, lookups and 304s are answered; a request waiting on the lock fails within ${REQUEST_WAIT_MS} ms`, async (t) => {
-    const first = await get(LOOKUP, unmetered);
+    const first = await get(nodes[0]!.url, LOOKUP, unmetered);
     assert.equal(first.status, 200);
     const etag = first.headers.get('etag')!;
-    assert.equal((await get('/v1/sources', leased)).status, 200, 'the leased key has its usage row');
+    assert.equal(
+      (await get(nodes[0]!.url, '/v1/sources', leased)).status,
+      200,
+      'the leased key has its usage row',
+    );
 
     let lock: HeldLock;
     if (TEST_ENGINE === 'sqlite') lock = lockServiceFile(db.url);
@@ -117,35 +125,52 @@ describe('requests while the database is locked elsewhere', { timeout: 240_000 }
         t.diagnostic(`${name}: ${res.status} after ${(performance.now() - started).toFixed(0)} ms`);
         return { res, body, released };
       };
-      const [health, lookup, notModified, waiting, metrics, readyz] = await Promise.all([
-        timed('health', get('/v1/health')),
-        timed('lookup', get(LOOKUP, unmetered)),
-        timed('304', get(LOOKUP, unmetered, { 'if-none-match': etag })),
-        timed('a lease of the locked key', get('/v1/sources', leased)),
-        timed('metrics', fetch(`${admin}/metrics`)),
-        timed('readyz', fetch(`${admin}/readyz`)),
-      ]);
-      for (const a of [health, lookup, notModified, waiting, metrics, readyz])
-        assert.equal(a.released, false, 'answered while the lock is held');
-      assert.equal(health.res.status, 200, health.body);
-      assert.equal(lookup.res.status, 200, lookup.body);
-      assert.equal(notModified.res.status, 304);
-      assert.equal(metrics.res.status, 200, metrics.body);
-      assert.equal(
-        readyz.res.status,
-        200,
-        `a lock held elsewhere is not a node that cannot serve: ${readyz.body}`,
+      const answers = await Promise.all(
+        nodes.map(async ({ url, admin }, n) => {
+          const [waiting, health, lookup, notModified, metrics, readyz] = await Promise.all([
+            Promise.all(
+              Array.from({ length: WAITING }, () =>
+                timed(`node ${n}: a lease of the locked key`, get(url, '/v1/sources', leased)),
+              ),
+            ),
+            timed(`node ${n}: health`, get(url, '/v1/health')),
+            timed(`node ${n}: lookup`, get(url, LOOKUP, unmetered)),
+            timed(`node ${n}: 304`, get(url, LOOKUP, unmetered, { 'if-none-match': etag })),
+            timed(`node ${n}: metrics`, fetch(`${admin}/metrics`)),
+            timed(`node ${n}: readyz`, fetch(`${admin}/readyz`)),
+          ]);
+          return { waiting, health, lookup, notModified, metrics, readyz };
+        }),
       );
-      assert.equal(waiting.res.status, 500, waiting.body);
-      assert.equal(waiting.res.headers.get('content-type'), 'application/problem+json; charset=utf-8');
-      assert.equal(waiting.res.headers.get('retry-after'), String(Math.ceil(REQUEST_WAIT_MS / 1000)));
-      const problem = JSON.parse(waiting.body) as { type: string; detail: string };
-      assert.equal(problem.type, '/problems/internal');
-      assert.match(problem.detail, /^The database did not answer within \d+ s .*retry after \d+ seconds\.$/);
+      for (const { waiting, health, lookup, notModified, metrics, readyz } of answers) {
+        for (const a of [...waiting, health, lookup, notModified, metrics, readyz])
+          assert.equal(a.released, false, 'answered while the lock is held');
+        assert.equal(health.res.status, 200, health.body);
+        assert.equal(lookup.res.status, 200, lookup.body);
+        assert.equal(notModified.res.status, 304);
+        assert.equal(metrics.res.status, 200, metrics.body);
+        assert.equal(
+          readyz.res.status,
+          200,
+          `a lock held elsewhere is not a node that cannot serve: ${readyz.body}`,
+        );
+        for (const w of waiting) {
+          assert.equal(w.res.status, 500, w.body);
+          assert.equal(w.res.headers.get('content-type'), 'application/problem+json; charset=utf-8');
+          assert.equal(w.res.headers.get('retry-after'), String(Math.ceil(REQUEST_WAIT_MS / 1000)));
+          const problem = JSON.parse(w.body) as { type: string; detail: string };
+          assert.equal(problem.type, '/problems/internal');
+          assert.match(
+            problem.detail,
+            /^The database did not answer within \d+ s .*retry after \d+ seconds\.$/,
+          );
+        }
+      }
     } finally {
       released = true;
       await lock.release();
     }
-    assert.equal((await get('/v1/sources', leased)).status, 200, 'answered once the lock is released');
+    for (const { url } of nodes)
+      assert.equal((await get(url, '/v1/sources', leased)).status, 200, 'answered once the lock is released');
   });
 });
