@@ -6,8 +6,8 @@
 // Files run two at a time: every suite uses its own port, temporary folder and database.
 // A test that never ends fails instead of hanging the run (docs/development.md, "Test timeouts"):
 // `--test-timeout` bounds each test and hook on Node 24, each test file as a whole on Node 20 (where
-// it does not reach the file's process; there scripts/test-watchdog.js bounds each test in the file's
-// process and names a test that hangs); a `--test-timeout` given here replaces it. On Node 24 a test
+// it does not reach the file's process; there scripts/test-watchdog.js bounds each test and hook in the
+// file's process and names what hangs); a `--test-timeout` given here replaces it. On Node 24 a test
 // that timed out while its work goes on still keeps its file's process alive (`--test-force-exit`
 // would end it, but there it stalls the runner): CI's bound on each suite (.ci/run) stops that run.
 import { spawnSync } from 'node:child_process';
