@@ -6,7 +6,8 @@
 import type { Confidence, IdentifierKind } from '../../domain/identifiers/kinds.ts';
 import { normaliseIdentifier } from '../../domain/identifiers/normalise.ts';
 import type { Identifier } from '../../domain/recall.ts';
-import { MIN_CODE_LENGTH, type CodeSink } from './code-runs.ts';
+import type { CodeSink } from './code-runs.ts';
+import { MIN_CODE_LENGTH } from './code-run-words.ts';
 import { DASH, DATE_IN_TEXT, OPEN_BOUND_WORDS, isCodeShaped } from './code-shapes.ts';
 import { WILDCARD_TOKEN, gluedEnds, prefixOf, rangeOf, readsAsRange } from './rule-values.ts';
 

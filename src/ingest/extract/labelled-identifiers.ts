@@ -6,7 +6,8 @@
  */
 import { isMoreCertain, type IdentifierKind } from '../../domain/identifiers/kinds.ts';
 import type { Identifier } from '../../domain/recall.ts';
-import { CodeRunReader, MIN_CODE_LENGTH } from './code-runs.ts';
+import { CodeRunReader } from './code-runs.ts';
+import { MIN_CODE_LENGTH } from './code-run-words.ts';
 import { isCodeShaped, isQuantity } from './code-shapes.ts';
 import { Collector, readBarcodes, readCodes, readNdcs, readUdis, sticky } from './label-lists.ts';
 import { findLabels, type Label } from './labels.ts';
