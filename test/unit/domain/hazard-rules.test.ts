@@ -1,12 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import {
-  classifyHazard,
-  HAZARD_RULES,
-  isAllergenName,
-  mostSpecificHazard,
-} from '../../../src/domain/hazard-rules.ts';
+import { classifyHazard, isAllergenName, mostSpecificHazard } from '../../../src/domain/hazard-rules.ts';
+import { HAZARD_RULES } from '../../../src/domain/hazard-table.ts';
 import { HAZARD_CATEGORIES, type HazardCategory } from '../../../src/domain/taxonomy.ts';
 import { requireShared, sharedPath } from '../../support/shared.ts';
 
