@@ -20,11 +20,15 @@ async function underWatchdog(fixture: string): Promise<{ code: number | null; ou
       // NODE_TEST_CONTEXT would make the child a part of this run rather than a run of its own
       env: { ...process.env, NODE_TEST_CONTEXT: undefined, RECALLS_TEST_WATCHDOG_MS: '1000' },
       stdio: ['ignore', 'pipe', 'pipe'],
+      // a watchdog that misses the hang must fail this test, not leave the fixture running
+      signal: AbortSignal.timeout(60_000),
+      killSignal: 'SIGKILL',
     },
   );
   let output = '';
   run.stdout.on('data', (d: Buffer) => (output += d.toString()));
   run.stderr.on('data', (d: Buffer) => (output += d.toString()));
+  run.on('error', () => {}); // the abort; its code shows below
   const [code] = (await once(run, 'close')) as [number | null];
   return { code, output };
 }
