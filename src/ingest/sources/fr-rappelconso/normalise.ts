@@ -1,7 +1,6 @@
 /** One RappelConso notice → one RecallDraft. Pure; the tables are exported for the readme and tests. */
 import { isCalendarDate } from '../../../domain/dates.ts';
-import { classifyHazard } from '../../../domain/hazard-rules.ts';
-import { HAZARD_RULES } from '../../../domain/hazard-table.ts';
+import { classifyHazard, mostSpecificHazard } from '../../../domain/hazard-rules.ts';
 import { maskEmails } from '../../../domain/personal-data.ts';
 import type { Identifier, RecallDraft } from '../../../domain/recall.ts';
 import { classifyRemedy } from '../../../domain/remedy-rules.ts';
@@ -82,16 +81,6 @@ function readable(value: string | null | undefined): string | null {
   return text(items.filter((s) => s !== '').join(', '));
 }
 
-/** A category's place in the shared hazard table, `other` last. */
-function precedence(category: HazardCategory): number {
-  const i = HAZARD_RULES.findIndex((r) => r.category === category);
-  return i === -1 ? HAZARD_RULES.length : i;
-}
-
-function mostSpecific(categories: readonly HazardCategory[]): HazardCategory | undefined {
-  return [...categories].sort((a, b) => precedence(a) - precedence(b))[0];
-}
-
 /** The categories of the agency's `risques_encourus` items: those naming a harm, and the weak ones. */
 export function riskCategories(risks: string | null | undefined): {
   strong: HazardCategory[];
@@ -124,8 +113,8 @@ export function rappelConsoHazard(
   if (fromReason !== null && !NO_HARM.has(fromReason)) return fromReason;
   const { strong, weak } = riskCategories(risks);
   return (
-    mostSpecific(strong) ??
-    mostSpecific(weak.filter((c) => c !== 'other')) ??
+    mostSpecificHazard(strong) ??
+    mostSpecificHazard(weak.filter((c) => c !== 'other')) ??
     (fromReason !== null && fromReason !== 'other' ? fromReason : undefined) ??
     (fromReason !== null || strong.length + weak.length > 0 ? 'other' : null)
   );
