@@ -28,7 +28,7 @@ const RECALL = `/v1/recalls/${recallId('us-fda-food', 'F-9901-2099')}`;
 
 /** `recalls serve` with the admin listener on a free port, stopped when the test ends; both addresses. */
 async function serveForTest(t: TestContext, env: Record<string, string>) {
-  const { run, url, admin } = await serveWithAdmin(env, 15_000);
+  const { run, url, admin } = await serveWithAdmin(env);
   t.after(async () => {
     run.child.kill('SIGTERM');
     await run.done;
