@@ -16,7 +16,7 @@ import pg from 'pg';
 import { recallId } from '../../src/domain/recall.ts';
 import { openStore } from '../../src/store/database.ts';
 import { corpusPathOf } from '../../src/store/engines/sqlite-files.ts';
-import { adminUrl, listeningUrl, runCli, startCli } from '../support/cli.ts';
+import { runCli, serveWithAdmin } from '../support/cli.ts';
 import { createTestDatabase, PG_ADMIN_URL, sqliteOnly } from '../support/database.ts';
 import { parseExposition, type Exposition } from '../support/prometheus.ts';
 import { requireService } from '../support/services.ts';
@@ -26,15 +26,13 @@ const SAMPLES = fileURLToPath(new URL('../../samples/', import.meta.url));
 const LOOKUP = '/v1/identifiers/upc/012345678905'; // a fictional sample record's barcode
 const RECALL = `/v1/recalls/${recallId('us-fda-food', 'F-9901-2099')}`;
 
-/** `recalls serve` with the admin listener on a free port; both addresses. */
-async function serveWithAdmin(t: TestContext, env: Record<string, string>) {
-  const run = startCli(['serve'], { ...env, PORT: '0', RECALLS_ADMIN_PORT: '0', LOG_LEVEL: 'info' });
+/** `recalls serve` with the admin listener on a free port, stopped when the test ends; both addresses. */
+async function serveForTest(t: TestContext, env: Record<string, string>) {
+  const { run, url, admin } = await serveWithAdmin(env);
   t.after(async () => {
     run.child.kill('SIGTERM');
     await run.done;
   });
-  const url = await listeningUrl(run);
-  const admin = await adminUrl(run);
   return { url, admin };
 }
 
@@ -79,7 +77,7 @@ test('/metrics shows the traffic by route and status, 402s and 429s, leases, cac
   await store.close();
 
   // The free plan: 3 requests a month, 8 a minute from one address (all of this test's come from 127.0.0.1).
-  const { url, admin } = await serveWithAdmin(t, {
+  const { url, admin } = await serveForTest(t, {
     ...env,
     RECALLS_PLAN_FREE_REQUESTS: '3',
     RECALLS_PLAN_FREE_BURST: '8',
@@ -191,7 +189,7 @@ test(
     const dir = mkdtempSync(join(tmpdir(), 'recalls-admin-'));
     t.after(() => rmSync(dir, { recursive: true, force: true }));
     const path = join(dir, 'recalls.db');
-    const { admin } = await serveWithAdmin(t, { DATABASE_URL: path });
+    const { admin } = await serveForTest(t, { DATABASE_URL: path });
     const ready = () => fetch(`${admin}/readyz`);
     assert.equal((await ready()).status, 200);
 
@@ -227,7 +225,7 @@ test(
       await db.drop();
       rmSync(dir, { recursive: true, force: true });
     });
-    const { admin } = await serveWithAdmin(t, { DATABASE_URL: db.url });
+    const { admin } = await serveForTest(t, { DATABASE_URL: db.url });
     const ready = () => fetch(`${admin}/readyz`);
     assert.equal((await ready()).status, 200);
 

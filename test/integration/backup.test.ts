@@ -14,7 +14,16 @@ import { after, before, describe, test } from 'node:test';
 import { setTimeout as delay } from 'node:timers/promises';
 import { corpusPathOf } from '../../src/store/engines/sqlite-files.ts';
 import { SQLite } from '../../src/store/engines/sqlite-driver.ts';
-import { BIN, ROOT, createKey, listeningUrl, runCli, startCli } from '../support/cli.ts';
+import {
+  BIN,
+  ROOT,
+  createKey,
+  ingestSamples,
+  listeningUrl,
+  runCli,
+  serviceEnv,
+  startCli,
+} from '../support/cli.ts';
 import { sqliteOnly } from '../support/database.ts';
 import { until } from '../support/until.ts';
 
@@ -60,15 +69,8 @@ describe('recalls backup', { skip: sqliteOnly('it copies SQLite files') }, () =>
 
   before(async () => {
     dir = mkdtempSync(join(tmpdir(), 'recalls-backup-'));
-    env = {
-      DATABASE_URL: join(dir, 'live', 'recalls.db'),
-      RECALLS_ARCHIVE_DIR: join(dir, 'archive'),
-      RECALLS_BURST_EXEMPT: '127.0.0.1',
-      RECALLS_PLAN_SCALE_REQUESTS: 'unmetered',
-      RECALLS_PLAN_SCALE_IDENTIFIERS: 'unmetered',
-    };
-    const ingested = await runCli(['ingest', '--from', 'samples'], env);
-    assert.equal(ingested.code, 0, ingested.stderr);
+    env = serviceEnv(join(dir, 'live', 'recalls.db'), dir);
+    await ingestSamples(env);
     key = await createKey(env, 'scale');
     url = await serve(env.DATABASE_URL!);
     receipt = await check(url, 'before the backup');

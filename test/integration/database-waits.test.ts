@@ -15,7 +15,7 @@ import pg from 'pg';
 import { SQLite } from '../../src/store/engines/sqlite-driver.ts';
 import { REQUEST_WAIT_MS } from '../../src/store/engine.ts';
 import { openStore } from '../../src/store/database.ts';
-import { adminUrl, createKey, listeningUrl, runCli, startCli } from '../support/cli.ts';
+import { createKey, ingestSamples, serveWithAdmin, serviceEnv, type startCli } from '../support/cli.ts';
 import { createTestDatabase, TEST_ENGINE, type TestDatabase } from '../support/database.ts';
 
 const LOOKUP = '/v1/identifiers/upc/012345678905';
@@ -75,20 +75,13 @@ describe('requests while the database is locked elsewhere', { timeout: 240_000 }
   before(async () => {
     dir = mkdtempSync(join(tmpdir(), 'recalls-waits-'));
     db = await createTestDatabase(dir);
-    env = {
-      DATABASE_URL: db.url,
-      RECALLS_ARCHIVE_DIR: join(dir, 'archive'),
-      RECALLS_BURST_EXEMPT: '127.0.0.1',
-      RECALLS_PLAN_SCALE_REQUESTS: 'unmetered',
-      RECALLS_QUOTA_LEASE_BLOCK: '1',
-    };
-    const ingested = await runCli(['ingest', '--from', 'samples'], env);
-    assert.equal(ingested.code, 0, ingested.stderr);
+    env = serviceEnv(db.url, dir, { RECALLS_QUOTA_LEASE_BLOCK: '1' });
+    await ingestSamples(env);
     unmetered = await createKey(env, 'scale');
     leased = await createKey(env, 'starter');
     for (let i = 0; i < NODES; i++) {
-      const serve = startCli(['serve'], { ...env, PORT: '0', RECALLS_ADMIN_PORT: '0', LOG_LEVEL: 'info' });
-      nodes.push({ serve, url: await listeningUrl(serve, 60_000), admin: await adminUrl(serve) });
+      const { run, url, admin } = await serveWithAdmin(env);
+      nodes.push({ serve: run, url, admin });
     }
   });
   after(async () => {

@@ -13,7 +13,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import pg from 'pg';
-import { adminUrl, createKey, listeningUrl, runCli, startCli } from '../support/cli.ts';
+import { createKey, ingestSamples, serveWithAdmin, serviceEnv, type startCli } from '../support/cli.ts';
 import { createTestDatabase, PG_ADMIN_URL, sqliteOnly, type TestDatabase } from '../support/database.ts';
 import { requireService } from '../support/services.ts';
 import { until } from '../support/until.ts';
@@ -83,21 +83,12 @@ describe('a PostgreSQL tablespace that fills up under serve', { skip, timeout: 2
   before(async (t) => {
     if (!(await requireService(t as never, 'PostgreSQL', PG_ADMIN_URL))) return;
     db = await createTestDatabase(root, 'postgres');
-    const env = {
-      DATABASE_URL: db.url,
-      RECALLS_ARCHIVE_DIR: join(root, 'archive'),
-      RECALLS_BURST_EXEMPT: '127.0.0.1',
-      RECALLS_PLAN_SCALE_REQUESTS: 'unmetered',
-      RECALLS_PLAN_SCALE_IDENTIFIERS: 'unmetered',
-    };
-    const ingested = await runCli(['ingest', '--from', 'samples'], env);
-    assert.equal(ingested.code, 0, ingested.stderr);
+    const env = serviceEnv(db.url, root);
+    await ingestSamples(env);
     await asAdmin(`CREATE TABLESPACE ${TABLESPACE} LOCATION '${mounted}'`);
     await asAdmin(`ALTER TABLE checks SET TABLESPACE ${TABLESPACE}`, db.url);
     key = await createKey(env, 'scale');
-    serve = startCli(['serve'], { ...env, PORT: '0', RECALLS_ADMIN_PORT: '0', LOG_LEVEL: 'info' });
-    url = await listeningUrl(serve, 60_000);
-    admin = await adminUrl(serve);
+    ({ run: serve, url, admin } = await serveWithAdmin(env));
     ready = true;
   });
   after(async () => {

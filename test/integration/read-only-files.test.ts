@@ -12,7 +12,7 @@ import { mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { runCli } from '../support/cli.ts';
+import { ingestSamples, runCli } from '../support/cli.ts';
 import { sqliteOnly } from '../support/database.ts';
 
 const root = mkdtempSync(join(tmpdir(), 'recalls-read-only-'));
@@ -36,8 +36,7 @@ function remount(mode: 'ro' | 'rw'): void {
 
 describe('SQLite files on a read-only file system', { skip, timeout: 120_000 }, () => {
   before(async () => {
-    const ingested = await runCli(['ingest', '--from', 'samples'], env);
-    assert.equal(ingested.code, 0, ingested.stderr);
+    await ingestSamples(env);
     remount('ro');
   });
   after(() => {
@@ -59,7 +58,6 @@ describe('SQLite files on a read-only file system', { skip, timeout: 120_000 }, 
   test('once writable again the next ingest goes on: no lock or file was left behind', async () => {
     assert.deepEqual(readdirSync(mounted).sort(), ['recalls.corpus.db', 'recalls.db']);
     remount('rw');
-    const ingested = await runCli(['ingest', '--from', 'samples'], env);
-    assert.equal(ingested.code, 0, ingested.stderr);
+    await ingestSamples(env);
   });
 });

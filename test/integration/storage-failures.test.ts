@@ -23,7 +23,15 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { SQLite } from '../../src/store/engines/sqlite-driver.ts';
-import { ROOT, adminUrl, createKey, listeningUrl, runCli, startCli } from '../support/cli.ts';
+import {
+  ROOT,
+  createKey,
+  ingestSamples,
+  runCli,
+  serveWithAdmin,
+  serviceEnv,
+  type startCli,
+} from '../support/cli.ts';
 import { sqliteOnly } from '../support/database.ts';
 import { until } from '../support/until.ts';
 
@@ -74,19 +82,10 @@ describe('a disk that fills up under serve', { skip, timeout: 240_000 }, () => {
   };
 
   before(async () => {
-    const env = {
-      DATABASE_URL: join(mounted, 'recalls.db'),
-      RECALLS_ARCHIVE_DIR: join(root, 'archive'),
-      RECALLS_BURST_EXEMPT: '127.0.0.1',
-      RECALLS_PLAN_SCALE_REQUESTS: 'unmetered',
-      RECALLS_PLAN_SCALE_IDENTIFIERS: 'unmetered',
-    };
-    const ingested = await runCli(['ingest', '--from', 'samples'], env);
-    assert.equal(ingested.code, 0, ingested.stderr);
+    const env = serviceEnv(join(mounted, 'recalls.db'), root);
+    await ingestSamples(env);
     key = await createKey(env, 'scale');
-    serve = startCli(['serve'], { ...env, PORT: '0', RECALLS_ADMIN_PORT: '0', LOG_LEVEL: 'info' });
-    url = await listeningUrl(serve, 60_000);
-    admin = await adminUrl(serve);
+    ({ run: serve, url, admin } = await serveWithAdmin(env));
   });
   after(async () => {
     serve?.child.kill('SIGKILL');

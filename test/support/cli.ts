@@ -1,5 +1,6 @@
 /** Runs the real `recalls` command in a child process. */
 import { spawn, type ChildProcess } from 'node:child_process';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { eventually } from './until.ts';
 
@@ -72,4 +73,47 @@ export async function createKey(env: Record<string, string>, plan: string): Prom
   const created = await runCli(['keys', 'create', '--plan', plan], env);
   if (created.code !== 0) throw new Error(`recalls keys create failed: ${created.stderr}`);
   return created.stdout.trim().split('\n').pop()!;
+}
+
+/**
+ * The environment of a test service on `databaseUrl`, its archive in `dir`, with `extra` on top: no burst limit
+ * for 127.0.0.1 and the `scale` plan unmetered, so that the tests' own requests are never refused for them.
+ */
+export function serviceEnv(
+  databaseUrl: string,
+  dir: string,
+  extra: Record<string, string> = {},
+): Record<string, string> {
+  return {
+    DATABASE_URL: databaseUrl,
+    RECALLS_ARCHIVE_DIR: join(dir, 'archive'),
+    RECALLS_BURST_EXEMPT: '127.0.0.1',
+    RECALLS_PLAN_SCALE_REQUESTS: 'unmetered',
+    RECALLS_PLAN_SCALE_IDENTIFIERS: 'unmetered',
+    ...extra,
+  };
+}
+
+/** Ingests the fictional samples (`samples/`) into `env`'s database with `recalls ingest --from samples`. */
+export async function ingestSamples(env: Record<string, string>): Promise<void> {
+  const ingested = await runCli(['ingest', '--from', 'samples'], env);
+  if (ingested.code !== 0) throw new Error(`recalls ingest --from samples failed: ${ingested.stderr}`);
+}
+
+/**
+ * `recalls serve` on `env` with its API and its admin listener on free ports; the run and both addresses once
+ * both listen. A run that does not get there is killed, and the error says what it printed.
+ */
+export async function serveWithAdmin(
+  env: Record<string, string>,
+  timeoutMs = 60_000,
+): Promise<{ run: ReturnType<typeof startCli>; url: string; admin: string }> {
+  const run = startCli(['serve'], { ...env, PORT: '0', RECALLS_ADMIN_PORT: '0', LOG_LEVEL: 'info' });
+  const url = await listeningUrl(run, timeoutMs);
+  try {
+    return { run, url, admin: await adminUrl(run) };
+  } catch (error) {
+    run.child.kill('SIGKILL');
+    throw error;
+  }
 }
