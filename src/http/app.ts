@@ -14,7 +14,7 @@ import type { AppDeps } from './context.ts';
 import { handleError, sendProblem, instanceOf } from './error-handler.ts';
 import { access } from './gates/access.ts';
 import { answerCache } from './gates/answer-cache.ts';
-import { conditionalAnswers, conditionalGet } from './gates/conditional.ts';
+import { conditionalGet } from './gates/conditional.ts';
 import { parametersGate } from './gates/parameters.ts';
 import { quotaGate } from './gates/quota.ts';
 import { openApiDocumentation } from './openapi.ts';
@@ -93,7 +93,8 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   // The stages, each a file of gates/, run in the order registered, the contract's: access (burst limit and
   // key) → parameters → conditional GET (a 304 from memory) → quota (admit; settled when the connection closes)
   // → answer cache (replay) → handler; and on the way out: the answer cache keeps the 200, Server-Timing,
-  // conditional GET tags it and makes a 304 of it when the request names the tag.
+  // then conditional GET (the route's own onSend, after every stage's) tags it and makes a 304 of it when the
+  // request names the tag.
   await app.register(access, { deps, now, caches });
   await app.register(parametersGate);
   await app.register(conditionalGet, { deps, ledger, now, caches });
@@ -103,7 +104,6 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     reply.header('Server-Timing', `app;dur=${reply.elapsedTime.toFixed(2)}`);
     done(null, payload);
   });
-  await app.register(conditionalAnswers);
   await app.register(closeAfterAnswer);
 
   app.setErrorHandler((error, request, reply) => handleError(error, request, reply));

@@ -5,6 +5,7 @@
  */
 import fp from 'fastify-plugin';
 import type { FastifyReply } from 'fastify';
+import type { Plan } from '../../config.ts';
 import { QuotaExceeded } from '../../domain/errors.ts';
 import { usageMonth } from '../../domain/meters.ts';
 import type { LeaseHold, QuotaLedger } from '../../quota/ledger.ts';
@@ -44,6 +45,25 @@ function settleOnClose(reply: FastifyReply, hold: LeaseHold): void {
   else res.once('close', settle);
 }
 
+/** The 402 of a request its key's month cannot take. */
+function monthUsedUp(plan: Plan, month: string): QuotaExceeded {
+  return new QuotaExceeded(plan, month, { requests: 1, identifiers: 0 });
+}
+
+/**
+ * Refuses (402) a request on a key whose month is used up, taking none of it: for a 304 answered before this
+ * stage (conditional.ts), which writes no RateLimit fields of the month.
+ */
+export async function refuseUsedUpMonth(
+  ledger: QuotaLedger,
+  keyId: string,
+  plan: Plan,
+  at: Date,
+): Promise<void> {
+  const month = usageMonth(at);
+  if (!(await ledger.wouldAdmit(keyId, plan.perMonth.requests, month))) throw monthUsedUp(plan, month);
+}
+
 /** Takes a unit of the key's month for each request on a valid key, settled when its connection closes. */
 export const quotaGate = fp<{ ledger: QuotaLedger; now: () => Date }>(
   async (app, { ledger, now }) => {
@@ -56,7 +76,7 @@ export const quotaGate = fp<{ ledger: QuotaLedger; now: () => Date }>(
       const limit = auth.plan.perMonth.requests;
       const hold = await ledger.admit(auth.key.id, limit, month);
       if (limit !== null) monthlyFields(reply, 'month', limit, hold?.remaining ?? 0, at);
-      if (hold === undefined) throw new QuotaExceeded(auth.plan, month, { requests: 1, identifiers: 0 });
+      if (hold === undefined) throw monthUsedUp(auth.plan, month);
       request.quotaHold = hold;
       settleOnClose(reply, hold);
     });
