@@ -87,7 +87,14 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   });
   app.addHook('onClose', () => ledger.close());
   deps.metrics?.watchLedger(() => ledger.figures());
-  deps.metrics?.observe(app);
+  // The admin listener's metrics count each answer in its route's own onResponse hook, made from the route's
+  // options (its pattern) as the route is added: so before any route is.
+  const { metrics } = deps;
+  if (metrics !== undefined)
+    app.addHook('onRoute', (route) => {
+      const own = route.onResponse ?? [];
+      route.onResponse = [...(Array.isArray(own) ? own : [own]), metrics.answered(route.url)];
+    });
   await app.register(requestIdHeader);
   await app.register(protocolRules, { requestId: requestIds.of });
   // The stages, each a file of gates/, run in the order registered, the contract's: access (burst limit and
@@ -107,7 +114,10 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   await app.register(closeAfterAnswer);
 
   app.setErrorHandler((error, request, reply) => handleError(error, request, reply));
-  app.setNotFoundHandler((request, reply) =>
+  // The router's 404 is no route: its options take the metrics' hook (Fastify takes every request hook
+  // there, though its types name two).
+  const notFoundOptions = metrics === undefined ? {} : { onResponse: metrics.answered(undefined) };
+  app.setNotFoundHandler(notFoundOptions as Parameters<typeof app.setNotFoundHandler>[0], (request, reply) =>
     sendProblem(
       reply,
       new ProblemError(
