@@ -10,6 +10,7 @@
 import type { onSendHookHandler } from 'fastify';
 import fp from 'fastify-plugin';
 import { CacheRegistry, VersionedCache } from '../../domain/caches.ts';
+import { usageMonth } from '../../domain/meters.ts';
 import { sha256 } from '../../domain/sha256.ts';
 import type { QuotaLedger } from '../../quota/ledger.ts';
 import { isRead, keyRule, routeConfig, type AppDeps, type CorpusTag } from '../context.ts';
@@ -87,9 +88,9 @@ const tagAnswer: onSendHookHandler = function (request, reply, payload, done) {
 
 /**
  * Conditional GET, both ways: before the handler, tags corpus-backed GET/HEAD and answers 304 at once for an
- * answer already made (within the month, `refuseUsedUpMonth`); on the way out, `tagAnswer` as the route's own
- * onSend, so after every stage's (the answer cache keeps the 200 before it can become a 304) and before
- * HEAD drops the body. Routes added before this plugin is registered are not tagged.
+ * answer already made (within the month, else `refuseUsedUpMonth`); on the way out, `tagAnswer` as the
+ * route's own onSend, so after every stage's (the answer cache keeps the 200 before it can become a 304) and
+ * before HEAD drops the body. Routes added before this plugin is registered are not tagged.
  */
 export const conditionalGet = fp<{
   deps: AppDeps;
@@ -113,7 +114,11 @@ export const conditionalGet = fp<{
       request.corpusTag = entry;
       reply.header('ETag', entry.tag);
       if (!entry.answered || !matchesIfNoneMatch(request.headers['if-none-match'], entry.tag)) return;
-      if (auth.state === 'valid') await refuseUsedUpMonth(ledger, auth.key.id, auth.plan, now());
+      if (auth.state === 'valid') {
+        const month = usageMonth(now());
+        if (!(await ledger.wouldAdmit(auth.key.id, auth.plan.perMonth.requests, month)))
+          refuseUsedUpMonth(auth.plan, month);
+      }
       return reply.code(304).send();
     });
     app.addHook('onRoute', (route) => {

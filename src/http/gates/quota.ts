@@ -45,23 +45,12 @@ function settleOnClose(reply: FastifyReply, hold: LeaseHold): void {
   else res.once('close', settle);
 }
 
-/** The 402 of a request its key's month cannot take. */
-function monthUsedUp(plan: Plan, month: string): QuotaExceeded {
-  return new QuotaExceeded(plan, month, { requests: 1, identifiers: 0 });
-}
-
 /**
- * Refuses (402) a request on a key whose month is used up, taking none of it: for a 304 answered before this
- * stage (conditional.ts), which writes no RateLimit fields of the month.
+ * Refuses (402) a request on a key whose month is used up: here when the lease has no unit left for it, and
+ * for a 304 answered at once before this stage (conditional.ts), which takes none of the month.
  */
-export async function refuseUsedUpMonth(
-  ledger: QuotaLedger,
-  keyId: string,
-  plan: Plan,
-  at: Date,
-): Promise<void> {
-  const month = usageMonth(at);
-  if (!(await ledger.wouldAdmit(keyId, plan.perMonth.requests, month))) throw monthUsedUp(plan, month);
+export function refuseUsedUpMonth(plan: Plan, month: string): never {
+  throw new QuotaExceeded(plan, month, { requests: 1, identifiers: 0 });
 }
 
 /** Takes a unit of the key's month for each request on a valid key, settled when its connection closes. */
@@ -76,7 +65,7 @@ export const quotaGate = fp<{ ledger: QuotaLedger; now: () => Date }>(
       const limit = auth.plan.perMonth.requests;
       const hold = await ledger.admit(auth.key.id, limit, month);
       if (limit !== null) monthlyFields(reply, 'month', limit, hold?.remaining ?? 0, at);
-      if (hold === undefined) throw monthUsedUp(auth.plan, month);
+      if (hold === undefined) refuseUsedUpMonth(auth.plan, month);
       request.quotaHold = hold;
       settleOnClose(reply, hold);
     });
