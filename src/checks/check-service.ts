@@ -44,17 +44,40 @@ function requestHash(input: CheckInput): string {
 /** The outcome of an Idempotency-Key's last use: a receipt to replay, or the generation a new receipt takes. */
 type PriorUse = { replay: CheckReceipt } | { replay: undefined; generation: number };
 
+/** One check of a key, as its route asks for it. */
+export interface CheckRequest {
+  input: CheckInput;
+  key: { id: string; plan: Plan };
+  /** The request's unit of the key's month: kept with a recorded receipt, waived by a replay. */
+  hold: QuotaHold;
+  idempotencyKey: string | null;
+  now: Date;
+  /** The corpus version the check reads at, and its `data_as_of` (every enabled source's). */
+  corpusVersion: number;
+  corpusAsOf: string | null;
+}
+
+/** The month's identifiers of a plan that meters them: its limit and what is left once the check is done. */
+export interface IdentifierAllowance {
+  limit: number;
+  left: number;
+}
+
+/**
+ * What a check came to: its receipt (a replayed one, or new), or its refusal (402) when the month's
+ * identifiers cannot take it; with the allowance left, when the plan meters identifiers.
+ */
+export type CheckOutcome = (
+  { receipt: CheckReceipt; replayed: boolean; refused?: undefined } | { refused: QuotaExceeded }
+) & { identifiers: IdentifierAllowance | undefined };
+
 export class CheckService {
   /** The number of recalls at the corpus version held: one entry. */
   private readonly sizes: VersionedCache<'size', number>;
   /** The match rules' buckets at the corpus version held (a few per thousand identifiers): one entry. */
   private readonly ruleBuckets: VersionedCache<'buckets', Set<string>>;
 
-  /** @param corpusAsOf the `data_as_of` of every enabled source at a corpus version */
-  constructor(
-    private readonly store: Store,
-    private readonly corpusAsOf: (version: number) => Promise<string | null>,
-  ) {
+  constructor(private readonly store: Store) {
     this.sizes = store.caches.add(new VersionedCache('corpus-size', { max: 1 }));
     this.ruleBuckets = store.caches.add(new VersionedCache('rule-buckets', { max: 1 }));
   }
@@ -94,30 +117,22 @@ export class CheckService {
    * request's `hold` (it can be read back even if the answer is lost), a replay waives it. Undefined when
    * the client has gone before the receipt was recorded: nothing is recorded or charged. Concurrent uses
    * of one Idempotency-Key record one receipt: the others find it taken (the database waits for the first
-   * to commit) and replay it. When the plan meters identifiers, `identifiersLeft` is told the month's limit and
-   * what is left of it once the check is charged (or refused, or replayed).
+   * to commit) and replay it. The allowance is what is left of the month once the check is charged (or
+   * refused, or replayed).
    */
-  async run(
-    input: CheckInput,
-    key: { id: string; plan: Plan },
-    hold: QuotaHold,
-    idempotencyKey: string | null,
-    now: Date,
-    corpusVersion: number,
-    identifiersLeft: (limit: number, left: number) => void,
-  ): Promise<{ receipt: CheckReceipt; replayed: boolean } | undefined> {
+  async run(request: CheckRequest): Promise<CheckOutcome | undefined> {
+    const { input, key, hold, idempotencyKey, now, corpusVersion } = request;
     const hash = requestHash(input);
     const month = usageMonth(now);
     const limit = key.plan.perMonth.identifiers;
-    const tell = async (used?: number) => {
-      if (limit === null) return;
+    const allowance = async (used?: number): Promise<IdentifierAllowance | undefined> => {
+      if (limit === null) return undefined;
       const spent = used ?? (await this.store.usage.get(key.id, month)).identifiers;
-      identifiersLeft(limit, Math.max(0, limit - spent));
+      return { limit, left: Math.max(0, limit - spent) };
     };
-    const replay = async (receipt: CheckReceipt) => {
+    const replay = async (receipt: CheckReceipt): Promise<CheckOutcome> => {
       hold.waive();
-      await tell();
-      return { receipt, replayed: true };
+      return { receipt, replayed: true, identifiers: await allowance() };
     };
     let generation: number | null = null;
     if (idempotencyKey !== null) {
@@ -135,8 +150,10 @@ export class CheckService {
         const prior =
           idempotencyKey === null ? undefined : await this.priorUse(key.id, idempotencyKey, hash, now);
         if (prior?.replay !== undefined) return replay(prior.replay);
-        await tell(used.identifiers);
-        throw new QuotaExceeded(key.plan, month, amount);
+        return {
+          refused: new QuotaExceeded(key.plan, month, amount),
+          identifiers: await allowance(used.identifiers),
+        };
       }
     }
     const buckets = await this.bucketsHoldingRules(corpusVersion);
@@ -148,7 +165,7 @@ export class CheckService {
       checkId: `chk_${randomBase62(24)}`,
       label: input.label ?? null,
       performedAt: now.toISOString(),
-      corpusAsOf: await this.corpusAsOf(corpusVersion),
+      corpusAsOf: request.corpusAsOf,
       corpusSize: await this.corpusSize(corpusVersion),
     });
     if (hold.abandoned) return undefined;
@@ -160,16 +177,13 @@ export class CheckService {
       if (recorded === 'recorded') hold.keep();
       return recorded;
     });
-    if (outcome === 'over-quota') {
-      await tell();
-      throw new QuotaExceeded(key.plan, month, amount);
-    }
+    if (outcome === 'over-quota')
+      return { refused: new QuotaExceeded(key.plan, month, amount), identifiers: await allowance() };
     if (outcome === 'taken') {
       const prior = await this.priorUse(key.id, idempotencyKey!, hash, now);
       if (prior.replay === undefined) throw new Error('an Idempotency-Key use was taken but has no receipt');
       return replay(prior.replay);
     }
-    await tell();
-    return { receipt, replayed: false };
+    return { receipt, replayed: false, identifiers: await allowance() };
   }
 }

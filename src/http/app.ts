@@ -14,7 +14,7 @@ import type { AppDeps } from './context.ts';
 import { handleError, sendProblem, instanceOf } from './error-handler.ts';
 import { access } from './gates/access.ts';
 import { answerCache } from './gates/answer-cache.ts';
-import { conditionalAnswers, conditionalGet } from './gates/conditional.ts';
+import { conditionalGet } from './gates/conditional.ts';
 import { parametersGate } from './gates/parameters.ts';
 import { quotaGate } from './gates/quota.ts';
 import { openApiDocumentation } from './openapi.ts';
@@ -87,13 +87,21 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   });
   app.addHook('onClose', () => ledger.close());
   deps.metrics?.watchLedger(() => ledger.figures());
-  deps.metrics?.observe(app);
+  // The admin listener's metrics count each answer in its route's own onResponse hook, made from the route's
+  // options (its pattern) as the route is added: so before any route is.
+  const { metrics } = deps;
+  if (metrics !== undefined)
+    app.addHook('onRoute', (route) => {
+      const own = route.onResponse ?? [];
+      route.onResponse = [...(Array.isArray(own) ? own : [own]), metrics.answered(route.url)];
+    });
   await app.register(requestIdHeader);
   await app.register(protocolRules, { requestId: requestIds.of });
   // The stages, each a file of gates/, run in the order registered, the contract's: access (burst limit and
   // key) → parameters → conditional GET (a 304 from memory) → quota (admit; settled when the connection closes)
   // → answer cache (replay) → handler; and on the way out: the answer cache keeps the 200, Server-Timing,
-  // conditional GET tags it and makes a 304 of it when the request names the tag.
+  // then conditional GET (the route's own onSend, after every stage's) tags it and makes a 304 of it when the
+  // request names the tag.
   await app.register(access, { deps, now, caches });
   await app.register(parametersGate);
   await app.register(conditionalGet, { deps, ledger, now, caches });
@@ -103,11 +111,13 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     reply.header('Server-Timing', `app;dur=${reply.elapsedTime.toFixed(2)}`);
     done(null, payload);
   });
-  await app.register(conditionalAnswers);
   await app.register(closeAfterAnswer);
 
   app.setErrorHandler((error, request, reply) => handleError(error, request, reply));
-  app.setNotFoundHandler((request, reply) =>
+  // The router's 404 is no route: its options take the metrics' hook (Fastify takes every request hook
+  // there, though its types name two).
+  const notFoundOptions = metrics === undefined ? {} : { onResponse: metrics.answered(undefined) };
+  app.setNotFoundHandler(notFoundOptions as Parameters<typeof app.setNotFoundHandler>[0], (request, reply) =>
     sendProblem(
       reply,
       new ProblemError(

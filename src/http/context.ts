@@ -1,5 +1,5 @@
 /** Fastify augmentations for what gates attach to a request and routes declare; the HTTP layer's inputs. */
-import type { FastifyContextConfig, FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyContextConfig, FastifyReply, FastifyRequest } from 'fastify';
 import type { Config, Plan } from '../config.ts';
 import type { SourceMeta } from '../ingest/source.ts';
 import type { Store } from '../store/database.ts';
@@ -19,11 +19,14 @@ export type AuthState =
 
 /** What the HTTP layer tells the admin listener's metrics (admin/metrics.ts); nothing when it is off. */
 export interface AppMetrics {
-  /** Counts each answer of `app` once it has been sent. */
-  observe(app: FastifyInstance): void;
+  /** The onResponse hook a route's options carry, counting its answers (`pattern`: the route's, none for a 404). */
+  answered(pattern: string | undefined): RouteAnswered;
   /** Reads the quota ledger's figures at each scrape. */
   watchLedger(figures: () => LedgerFigures): void;
 }
+
+/** A route's own onResponse hook. */
+export type RouteAnswered = (request: FastifyRequest, reply: FastifyReply, done: () => void) => void;
 
 /** The tag of one corpus-backed request at one version, and whether it has been answered 200. */
 export interface CorpusTag {

@@ -10,7 +10,10 @@ export interface RouteContext {
   now: () => Date;
 }
 
-/** The corpus version this request reads everything at: read once, with the key where there is one. */
+/**
+ * The corpus version this request reads everything at, the one way the HTTP layer reads it: the version the
+ * access gate had with the key (both from the store's state at once), else the store's, read once.
+ */
 export async function corpusVersionOf(request: FastifyRequest, store: AppDeps['store']): Promise<number> {
   return (request.corpusVersion ??= await store.corpusVersion());
 }

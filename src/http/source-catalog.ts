@@ -55,13 +55,13 @@ export class SourceCatalog {
   }
 
   /**
-   * Every registered source with its state, in id order; cached per corpus version, which moves with every
-   * served part of it (freshness, last success), not with attempts and failures.
+   * Every registered source with its state, in id order, at the request's corpus version (`corpusVersionOf`);
+   * cached per corpus version, which moves with every served part of it (freshness, last success), not with
+   * attempts and failures.
    */
-  async views(version?: number): Promise<SourceView[]> {
-    const v = version ?? (await this.store.corpusVersion());
-    let views = this.kept.get(v, 'views');
-    if (views === undefined) this.kept.set(v, 'views', (views = await this.read()));
+  async views(version: number): Promise<SourceView[]> {
+    let views = this.kept.get(version, 'views');
+    if (views === undefined) this.kept.set(version, 'views', (views = await this.read()));
     return views;
   }
 
@@ -81,8 +81,11 @@ export class SourceCatalog {
     (this.sorted ??= [...this.metas].sort((a, b) => (a.id < b.id ? -1 : 1)));
   private sorted: SourceMeta[] | undefined;
 
-  /** Oldest freshness stamp of the enabled sources selected (all by default) at `version` (else read). */
-  async dataAsOf(select?: (meta: SourceMeta) => boolean, version?: number): Promise<string | null> {
+  /** Oldest freshness stamp of the enabled sources selected (all by default) at `version` (`corpusVersionOf`). */
+  async dataAsOf(
+    select: ((meta: SourceMeta) => boolean) | undefined,
+    version: number,
+  ): Promise<string | null> {
     let oldest: string | null = null;
     for (const v of await this.views(version)) {
       if (!v.state.enabled || (select !== undefined && !select(v.meta))) continue;

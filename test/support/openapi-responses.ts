@@ -209,13 +209,22 @@ function text(payload: unknown): string | undefined {
 
 /**
  * Checks every answer `app` sends against the document it serves, collecting what does not conform. Call before
- * the app is ready (the hook runs after every other onSend hook, so it sees the answer as sent).
+ * the app is ready. The body is taken at onSend (before HEAD drops it) and checked once the answer is sent,
+ * with its status and headers as sent: conditional GET tags the answer, and may make a 304 of it (with no
+ * body), in the route's own onSend, which runs after every hook added here.
  */
 export function watchResponses(app: FastifyInstance): { violations: string[] } {
   const violations: string[] = [];
   let validator: ResponseValidator | undefined;
   printSummaryOnExit();
-  app.addHook('onSend', (request, reply, payload, done) => {
+  const bodies = new WeakMap<object, unknown>();
+  app.addHook('onSend', (_request, reply, payload, done) => {
+    bodies.set(reply, payload);
+    done(null, payload);
+  });
+  app.addHook('onResponse', (request, reply, done) => {
+    if (!bodies.has(reply)) return done();
+    const payload = reply.statusCode === 304 ? '' : bodies.get(reply);
     try {
       validator ??= validatorFor(app.swagger() as Json);
       const headers: Record<string, string | undefined> = {};
@@ -239,7 +248,7 @@ export function watchResponses(app: FastifyInstance): { violations: string[] } {
     } catch (error) {
       violations.push(`${request.method} ${request.url}: the check failed: ${String(error)}`);
     }
-    done(null, payload);
+    done();
   });
   return { violations };
 }

@@ -5,13 +5,13 @@
  * docs/metrics.md lists every metric. Counted only when the admin listener is on: without it the public
  * app registers none of this.
  */
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyRequest } from 'fastify';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { CacheRegistry } from '../../domain/caches.ts';
 import type { SourceMeta } from '../../ingest/source.ts';
 import type { LedgerFigures } from '../../quota/ledger.ts';
 import type { Store } from '../../store/database.ts';
-import type { AppMetrics } from '../context.ts';
+import type { AppMetrics, RouteAnswered } from '../context.ts';
 import { failedLast, isDegraded } from '../source-catalog.ts';
 
 /** Latency buckets, in seconds: a cached lookup answers in well under a millisecond, a large check in seconds. */
@@ -183,11 +183,14 @@ export class NodeMetrics implements AppMetrics {
     collectDefaultMetrics({ register: this.registry });
   }
 
-  /** Counts each answer of `app` (the public API) once it has been sent. */
-  observe(app: FastifyInstance): void {
-    app.addHook('onResponse', (request, reply, done) => {
+  /**
+   * The onResponse hook of one route of the public API, for its options: counts each of its answers once
+   * sent, labelled with the route's pattern (`UNMATCHED_ROUTE` for the router's 404, which has none).
+   */
+  answered(pattern: string | undefined): RouteAnswered {
+    const route = pattern ?? UNMATCHED_ROUTE;
+    return (request, reply, done) => {
       const status = reply.statusCode;
-      const route = (request.routeOptionsRead ?? request.routeOptions).url ?? UNMATCHED_ROUTE;
       this.requests.observe(
         { method: request.method, route, status: String(status) },
         reply.elapsedTime / 1000,
@@ -195,7 +198,7 @@ export class NodeMetrics implements AppMetrics {
       if (status === 402) this.quotaRefusals.inc({ plan: planOf(request) });
       else if (status === 429) this.burstRefusals.inc({ plan: planOf(request) });
       done();
-    });
+    };
   }
 
   /** Reads the quota ledger's figures at each scrape. */

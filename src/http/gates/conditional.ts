@@ -2,18 +2,20 @@
  * Stage 3, conditional GET: every weak ETag and both 304s. A 304 only ever stands for a 200.
  * - Corpus-backed GETs are tagged before the handler from the corpus version (and, for `corpus-key`, the
  *   key's newest receipt): when the request names the tag of an answer already made 200 at this version, it
- *   is answered 304 at once — within the key's monthly quota, but taking none of it (`conditionalGet`).
+ *   is answered 304 at once — within the key's monthly quota, but taking none of it.
  * - Other 200s to GET/HEAD are tagged by their body once made; any 200 whose tag the request names becomes a
- *   304 (`conditionalAnswers`, on the way out, after the answer cache has kept the 200).
+ *   304 (`tagAnswer`, on the way out, after the answer cache has kept the 200).
+ * One plugin (`conditionalGet`) registers both.
  */
+import type { onSendHookHandler } from 'fastify';
 import fp from 'fastify-plugin';
 import { CacheRegistry, VersionedCache } from '../../domain/caches.ts';
-import { QuotaExceeded } from '../../domain/errors.ts';
 import { usageMonth } from '../../domain/meters.ts';
 import { sha256 } from '../../domain/sha256.ts';
 import type { QuotaLedger } from '../../quota/ledger.ts';
 import { isRead, keyRule, routeConfig, type AppDeps, type CorpusTag } from '../context.ts';
 import { corpusVersionOf } from '../route-context.ts';
+import { refuseUsedUpMonth } from './quota.ts';
 
 /** A weak tag from the SHA-256 of its parts (22 base64url characters, 132 bits). */
 function weakTag(...parts: (string | number)[]): string {
@@ -60,7 +62,36 @@ export function matchesIfNoneMatch(header: string | undefined, tag: string): boo
   return false;
 }
 
-/** Tags corpus-backed GET/HEAD before the handler, answering 304 at once for an answer already made. */
+/** Keyed answers differ by key: a shared cache must not hand one key's answer to another. */
+const VARY = 'Authorization, X-API-Key';
+
+/** Tags other 200s to GET/HEAD by body, answers 304 when the request names the tag, marks keyed ones private. */
+const tagAnswer: onSendHookHandler = function (request, reply, payload, done) {
+  if (reply.statusCode === 200 && isRead(request)) {
+    let tag = reply.getHeader('ETag') as string | undefined;
+    if (request.corpusTag !== undefined) request.corpusTag.answered = true;
+    else if (tag === undefined && (typeof payload === 'string' || Buffer.isBuffer(payload))) {
+      tag = weakTag(payload.toString());
+      reply.header('ETag', tag);
+    }
+    if (tag !== undefined && matchesIfNoneMatch(request.headers['if-none-match'], tag)) {
+      reply.code(304);
+      payload = '';
+    }
+  }
+  if (keyRule(request) !== undefined) {
+    reply.header('Vary', VARY);
+    reply.header('Cache-Control', reply.hasHeader('ETag') ? 'private, no-cache' : 'private');
+  }
+  done(null, payload);
+};
+
+/**
+ * Conditional GET, both ways: before the handler, tags corpus-backed GET/HEAD and answers 304 at once for an
+ * answer already made (within the month, else `refuseUsedUpMonth`); on the way out, `tagAnswer` as the
+ * route's own onSend, so after every stage's (the answer cache keeps the 200 before it can become a 304) and
+ * before HEAD drops the body. Routes added before this plugin is registered are not tagged.
+ */
 export const conditionalGet = fp<{
   deps: AppDeps;
   ledger: QuotaLedger;
@@ -86,39 +117,14 @@ export const conditionalGet = fp<{
       if (auth.state === 'valid') {
         const month = usageMonth(now());
         if (!(await ledger.wouldAdmit(auth.key.id, auth.plan.perMonth.requests, month)))
-          throw new QuotaExceeded(auth.plan, month, { requests: 1, identifiers: 0 });
+          refuseUsedUpMonth(auth.plan, month);
       }
       return reply.code(304).send();
     });
-  },
-  { name: 'conditional-get' },
-);
-
-/** Keyed answers differ by key: a shared cache must not hand one key's answer to another. */
-const VARY = 'Authorization, X-API-Key';
-
-/** Tags other 200s to GET/HEAD by body, answers 304 when the request names the tag, marks keyed ones private. */
-export const conditionalAnswers = fp(
-  async (app) => {
-    app.addHook('onSend', (request, reply, payload, done) => {
-      if (reply.statusCode === 200 && isRead(request)) {
-        let tag = reply.getHeader('ETag') as string | undefined;
-        if (request.corpusTag !== undefined) request.corpusTag.answered = true;
-        else if (tag === undefined && (typeof payload === 'string' || Buffer.isBuffer(payload))) {
-          tag = weakTag(payload.toString());
-          reply.header('ETag', tag);
-        }
-        if (tag !== undefined && matchesIfNoneMatch(request.headers['if-none-match'], tag)) {
-          reply.code(304);
-          payload = '';
-        }
-      }
-      if (keyRule(request) !== undefined) {
-        reply.header('Vary', VARY);
-        reply.header('Cache-Control', reply.hasHeader('ETag') ? 'private, no-cache' : 'private');
-      }
-      done(null, payload);
+    app.addHook('onRoute', (route) => {
+      const own = route.onSend;
+      route.onSend = own === undefined ? tagAnswer : [tagAnswer, ...(Array.isArray(own) ? own : [own])];
     });
   },
-  { name: 'conditional-answers' },
+  { name: 'conditional-get' },
 );

@@ -5,6 +5,7 @@
  */
 import fp from 'fastify-plugin';
 import type { FastifyReply } from 'fastify';
+import type { Plan } from '../../config.ts';
 import { QuotaExceeded } from '../../domain/errors.ts';
 import { usageMonth } from '../../domain/meters.ts';
 import type { LeaseHold, QuotaLedger } from '../../quota/ledger.ts';
@@ -44,6 +45,14 @@ function settleOnClose(reply: FastifyReply, hold: LeaseHold): void {
   else res.once('close', settle);
 }
 
+/**
+ * Refuses (402) a request on a key whose month is used up: here when the lease has no unit left for it, and
+ * for a 304 answered at once before this stage (conditional.ts), which takes none of the month.
+ */
+export function refuseUsedUpMonth(plan: Plan, month: string): never {
+  throw new QuotaExceeded(plan, month, { requests: 1, identifiers: 0 });
+}
+
 /** Takes a unit of the key's month for each request on a valid key, settled when its connection closes. */
 export const quotaGate = fp<{ ledger: QuotaLedger; now: () => Date }>(
   async (app, { ledger, now }) => {
@@ -56,7 +65,7 @@ export const quotaGate = fp<{ ledger: QuotaLedger; now: () => Date }>(
       const limit = auth.plan.perMonth.requests;
       const hold = await ledger.admit(auth.key.id, limit, month);
       if (limit !== null) monthlyFields(reply, 'month', limit, hold?.remaining ?? 0, at);
-      if (hold === undefined) throw new QuotaExceeded(auth.plan, month, { requests: 1, identifiers: 0 });
+      if (hold === undefined) refuseUsedUpMonth(auth.plan, month);
       request.quotaHold = hold;
       settleOnClose(reply, hold);
     });

@@ -84,18 +84,14 @@ const DocumentedCheckHeaders = Type.Object({
 });
 
 /** Meta of a single receipt: all enabled sources' freshness, the matched records' attribution. */
-async function receiptMeta(ctx: RouteContext, receipt: CheckReceipt, version: number) {
+function receiptMeta(ctx: RouteContext, receipt: CheckReceipt, dataAsOf: string | null) {
   const attribution = ctx.catalog.attribution(receipt.matches.map((m) => sourceOfRecallId(m.recall_id)));
-  return {
-    count: 1,
-    data_as_of: await ctx.catalog.dataAsOf(undefined, version),
-    ...(attribution.length > 0 ? { attribution } : {}),
-  };
+  return { count: 1, data_as_of: dataAsOf, ...(attribution.length > 0 ? { attribution } : {}) };
 }
 
 export const checkRoutes: FastifyPluginAsyncTypebox<RouteContext> = async (app, ctx) => {
   const { deps, catalog, now } = ctx;
-  const service = new CheckService(deps.store, (version) => catalog.dataAsOf(undefined, version));
+  const service = new CheckService(deps.store);
 
   app.post(
     '/checks',
@@ -135,24 +131,26 @@ export const checkRoutes: FastifyPluginAsyncTypebox<RouteContext> = async (app, 
         throw new Error('check reached without a key');
       const idempotencyKey = parseIdempotencyKey(request.raw.rawHeaders);
       assertWellFormed(request.body);
-      const version = await corpusVersionOf(request, deps.store);
-      const outcome = await service.run(
-        request.body,
-        { id: auth.key.id, plan: auth.plan },
-        request.quotaHold,
+      const corpusVersion = await corpusVersionOf(request, deps.store);
+      const corpusAsOf = await catalog.dataAsOf(undefined, corpusVersion);
+      const outcome = await service.run({
+        input: request.body,
+        key: { id: auth.key.id, plan: auth.plan },
+        hold: request.quotaHold,
         idempotencyKey,
-        now(),
-        version,
-        (limit, left) => monthlyFields(reply, 'identifiers', limit, left, now()),
-      );
+        now: now(),
+        corpusVersion,
+        corpusAsOf,
+      });
       // The client has gone and nothing was recorded: there is no one to answer.
       if (outcome === undefined) return reply.hijack();
+      const { identifiers } = outcome;
+      if (identifiers !== undefined)
+        monthlyFields(reply, 'identifiers', identifiers.limit, identifiers.left, now());
+      if (outcome.refused !== undefined) throw outcome.refused;
       const { receipt, replayed } = outcome;
       if (replayed) reply.header('Idempotent-Replayed', 'true');
-      return reply.code(201).send({
-        data: receipt,
-        meta: await receiptMeta(ctx, receipt, version),
-      });
+      return reply.code(201).send({ data: receipt, meta: receiptMeta(ctx, receipt, corpusAsOf) });
     },
   );
 
@@ -221,7 +219,11 @@ export const checkRoutes: FastifyPluginAsyncTypebox<RouteContext> = async (app, 
       if (receipt === undefined) throw new ProblemError('not-found', `No check "${id}" for this API key.`);
       return {
         data: receipt,
-        meta: await receiptMeta(ctx, receipt, await corpusVersionOf(request, deps.store)),
+        meta: receiptMeta(
+          ctx,
+          receipt,
+          await catalog.dataAsOf(undefined, await corpusVersionOf(request, deps.store)),
+        ),
       };
     },
   );
