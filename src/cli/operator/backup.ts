@@ -1,8 +1,8 @@
 /** `recalls backup FILE`: an online backup of the SQLite deployment, both files, while `serve` keeps answering. */
-import { loadConfig } from '../config.ts';
-import { SOURCE_IDS } from '../ingest/registry.ts';
-import { BackupRefused, backupSqlite } from '../store/engines/sqlite-backup.ts';
-import { EXIT } from './exit-codes.ts';
+import { loadConfig } from '../../config.ts';
+import { SOURCE_IDS } from '../../ingest/registry.ts';
+import { BackupRefused, backupSqlite } from '../../store/engines/sqlite-backup.ts';
+import { EXIT } from '../exit-codes.ts';
 
 /** The help text after the options. */
 export const BACKUP_HELP = `
