@@ -4,7 +4,11 @@ import { InvalidArgumentError } from 'commander';
 import type { CatalogueRow } from '../../../src/cli/catalogue/catalogue.ts';
 import { CHECK_SIZE, identifiersOfRows, planChecks } from '../../../src/cli/catalogue/check-plan.ts';
 import { idempotencyKeyOf } from '../../../src/cli/catalogue/check-run.ts';
-import { columnMapping, MAX_MAPPED_COLUMNS, parseColumnOption } from '../../../src/cli/catalogue/column-mapping.ts';
+import {
+  columnMapping,
+  MAX_MAPPED_COLUMNS,
+  parseColumnOption,
+} from '../../../src/cli/catalogue/column-mapping.ts';
 import { CommandFailure } from '../../../src/cli/exit-codes.ts';
 import { formatMatches, matchLines } from '../../../src/cli/catalogue/matches-file.ts';
 import { apiKey, serviceUrl } from '../../../src/cli/catalogue/service-connection.ts';
