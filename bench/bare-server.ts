@@ -23,7 +23,7 @@ interface Answer {
 const logged = process.env.BARE_REQUEST_LOG === '1';
 const app = Fastify({
   bodyLimit: 64 * 1024 * 1024,
-  // As src/cli/runtime.ts makes the service's logger for `serve`.
+  // As src/cli/operator/runtime.ts makes the service's logger for `serve`.
   ...(logged ? { loggerInstance: pino({ level: 'info' }, pino.destination(1)), ...requestLogging() } : {}),
 });
 let answer: Answer = { status: 200, type: 'application/json; charset=utf-8', body: '{"data":[]}' };

@@ -9,14 +9,14 @@ import { PLAN_IDS, ConfigError, type PlanId } from '../config.ts';
 import { METERS, usageMonth, type Meter } from '../domain/meters.ts';
 import { runIngest, type ProgressEvent } from '../ingest/pipeline.ts';
 import { SOURCE_IDS } from '../ingest/registry.ts';
-import { BACKUP_HELP, runBackupCommand } from './backup.ts';
-import { DEMO_PORT, demoPort, runDemo } from './demo.ts';
-import { registerCatalogueCommands } from './catalogue-commands.ts';
+import { BACKUP_HELP, runBackupCommand } from './operator/backup.ts';
+import { DEMO_PORT, demoPort, runDemo } from './operator/demo.ts';
+import { registerCatalogueCommands } from './catalogue/catalogue-commands.ts';
 import { EXIT } from './exit-codes.ts';
-import { describeOutcome, formatQualityReport } from './report.ts';
+import { describeOutcome, formatQualityReport } from './operator/report.ts';
 import { DatabaseError } from '../store/engine.ts';
-import { ingestDeps, openRuntime } from './runtime.ts';
-import { serveApi } from './serve.ts';
+import { ingestDeps, openRuntime } from './operator/runtime.ts';
+import { serveApi } from './operator/serve.ts';
 
 /** The package's version: package.json is two folders up from src/cli and dist/cli alike. */
 function packageVersion(): string {

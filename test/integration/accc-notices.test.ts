@@ -11,7 +11,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { describeOutcome } from '../../src/cli/report.ts';
+import { describeOutcome } from '../../src/cli/operator/report.ts';
 import { recallId } from '../../src/domain/recall.ts';
 import { createArchive } from '../../src/ingest/archive.ts';
 import { createUpstreamClient } from '../../src/ingest/http-client.ts';

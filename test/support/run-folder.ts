@@ -5,10 +5,10 @@
  */
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { planChecks } from '../../src/cli/check-plan.ts';
-import { readCatalogueFile } from '../../src/cli/catalogue.ts';
-import { formatMatches, matchLines, type ReceiptMatches } from '../../src/cli/matches-file.ts';
-import { RUN_FORMAT, runFiles, saveRun, type RunRecord } from '../../src/cli/run-record.ts';
+import { planChecks } from '../../src/cli/catalogue/check-plan.ts';
+import { readCatalogueFile } from '../../src/cli/catalogue/catalogue.ts';
+import { formatMatches, matchLines, type ReceiptMatches } from '../../src/cli/catalogue/matches-file.ts';
+import { RUN_FORMAT, runFiles, saveRun, type RunRecord } from '../../src/cli/catalogue/run-record.ts';
 import {
   checkDigestOf,
   normaliseIdentifier,

@@ -28,7 +28,7 @@ import {
   type Prepared,
 } from '../engine.ts';
 import type { Database } from '../schema.ts';
-import { corpusPathOf, moveCorpusTables, openPair } from './sqlite-files.ts';
+import { corpusPathOf, openPair } from './sqlite-files.ts';
 import type { SqliteDatabase, SqliteStatement } from './sqlite-driver.ts';
 import { SqliteStateWatch } from './sqlite-watch.ts';
 
@@ -80,8 +80,18 @@ class MigrationLockingDialect extends SqliteDialect {
   }
 }
 
+/** The SQLite engine, with its one connection: for what only SQLite does (the backup, the corpus file's migration). */
+export interface SqliteEngine extends Engine {
+  readonly name: 'sqlite';
+  readonly connection: SqliteDatabase;
+}
+
+export function isSqlite(engine: Engine): engine is SqliteEngine {
+  return engine.name === 'sqlite';
+}
+
 /** Opens the service's records at `path` with the corpus file beside it (`corpusPathOf`). */
-export function openSqlite(path: string, caches = new CacheRegistry()): Engine {
+export function openSqlite(path: string, caches = new CacheRegistry()): SqliteEngine {
   const connection = openPair(path);
   for (const schema of ['main', 'corpus']) {
     connection.pragma(`${schema}.journal_mode = WAL`);
@@ -152,6 +162,7 @@ export function openSqlite(path: string, caches = new CacheRegistry()): Engine {
 
   return {
     name: 'sqlite',
+    connection,
     db,
     textType: 'text',
     serialPrimaryKey: 'integer',
@@ -180,7 +191,6 @@ export function openSqlite(path: string, caches = new CacheRegistry()): Engine {
       const corpus = connection.prepare('PRAGMA corpus.data_version').pluck();
       return new SqliteStateWatch(this, () => `${main.get() as number} ${corpus.get() as number}`, clock);
     },
-    ready: async () => moveCorpusTables(connection),
     async check() {
       for (const file of files) {
         let id: string;

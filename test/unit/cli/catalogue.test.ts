@@ -10,8 +10,8 @@ import {
   parseCatalogue,
   readCatalogueFile,
   type CatalogueFormat,
-} from '../../../src/cli/catalogue.ts';
-import { columnMapping, parseColumnOption } from '../../../src/cli/column-mapping.ts';
+} from '../../../src/cli/catalogue/catalogue.ts';
+import { columnMapping, parseColumnOption } from '../../../src/cli/catalogue/column-mapping.ts';
 import { sha256 } from '../../../src/domain/sha256.ts';
 
 const CSV: CatalogueFormat = { type: 'csv', delimiter: ',' };

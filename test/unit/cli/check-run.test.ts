@@ -1,14 +1,18 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { InvalidArgumentError } from 'commander';
-import type { CatalogueRow } from '../../../src/cli/catalogue.ts';
-import { CHECK_SIZE, identifiersOfRows, planChecks } from '../../../src/cli/check-plan.ts';
-import { idempotencyKeyOf } from '../../../src/cli/check-run.ts';
-import { columnMapping, MAX_MAPPED_COLUMNS, parseColumnOption } from '../../../src/cli/column-mapping.ts';
+import type { CatalogueRow } from '../../../src/cli/catalogue/catalogue.ts';
+import { CHECK_SIZE, identifiersOfRows, planChecks } from '../../../src/cli/catalogue/check-plan.ts';
+import { idempotencyKeyOf } from '../../../src/cli/catalogue/check-run.ts';
+import {
+  columnMapping,
+  MAX_MAPPED_COLUMNS,
+  parseColumnOption,
+} from '../../../src/cli/catalogue/column-mapping.ts';
 import { CommandFailure } from '../../../src/cli/exit-codes.ts';
-import { formatMatches, matchLines } from '../../../src/cli/matches-file.ts';
-import { apiKey, serviceUrl } from '../../../src/cli/service-connection.ts';
-import { firstDifference } from '../../../src/cli/verify.ts';
+import { formatMatches, matchLines } from '../../../src/cli/catalogue/matches-file.ts';
+import { apiKey, serviceUrl } from '../../../src/cli/catalogue/service-connection.ts';
+import { firstDifference } from '../../../src/cli/catalogue/verify.ts';
 import { checkDigestOf, type IdentifierKind, type MatchEntry } from '../../../src/client/index.ts';
 
 function row(n: number, ...identifiers: [string, string][]): CatalogueRow {

@@ -4,7 +4,7 @@ import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { Writable } from 'node:stream';
 import pino from 'pino';
-import { relayChildLine, relayChildOutput } from '../../../src/cli/child-log.ts';
+import { relayChildLine, relayChildOutput } from '../../../src/cli/operator/child-log.ts';
 
 /** A pino logger writing into an array of raw lines. */
 function captured(): { logger: pino.Logger; lines: string[] } {

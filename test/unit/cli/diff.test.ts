@@ -8,7 +8,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { diffRuns, type RowChange } from '../../../src/cli/diff.ts';
+import { diffRuns, type RowChange } from '../../../src/cli/catalogue/diff.ts';
 import { testUpc } from '../../support/catalogue.ts';
 import { writeRunFolder } from '../../support/run-folder.ts';
 

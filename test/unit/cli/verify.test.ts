@@ -9,8 +9,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { EXIT } from '../../../src/cli/exit-codes.ts';
-import { runFiles } from '../../../src/cli/run-record.ts';
-import { runVerifyCommand } from '../../../src/cli/verify.ts';
+import { runFiles } from '../../../src/cli/catalogue/run-record.ts';
+import { runVerifyCommand } from '../../../src/cli/catalogue/verify.ts';
 import { testUpc } from '../../support/catalogue.ts';
 import {
   changeReceipt,

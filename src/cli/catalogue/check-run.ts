@@ -7,8 +7,13 @@ import { randomUUID } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { basename } from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
-import { checkDigestOf, RecallsApiError, type CheckEnvelope, type RecallsClient } from '../client/index.ts';
-import { sha256 } from '../domain/sha256.ts';
+import {
+  checkDigestOf,
+  RecallsApiError,
+  type CheckEnvelope,
+  type RecallsClient,
+} from '../../client/index.ts';
+import { sha256 } from '../../domain/sha256.ts';
 import {
   CatalogueError,
   formatOfFileName,
@@ -18,7 +23,7 @@ import {
 } from './catalogue.ts';
 import { planChecks, type Chunk, type OccurrenceIndex } from './check-plan.ts';
 import { columnMapping, type ColumnMapping } from './column-mapping.ts';
-import { CommandFailure, EXIT } from './exit-codes.ts';
+import { CommandFailure, EXIT } from '../exit-codes.ts';
 import { formatMatches, matchLines, type ReceiptMatches } from './matches-file.ts';
 import { createProgress, type Progress } from './progress.ts';
 import {

@@ -7,8 +7,8 @@
 import { chmodSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { InvalidArgumentError } from 'commander';
-import { runIngest } from '../ingest/pipeline.ts';
-import { EXIT } from './exit-codes.ts';
+import { runIngest } from '../../ingest/pipeline.ts';
+import { EXIT } from '../exit-codes.ts';
 import { describeOutcome } from './report.ts';
 import { ingestDeps, openRuntime } from './runtime.ts';
 import { serveApi } from './serve.ts';
@@ -21,7 +21,7 @@ export const DEMO_PORT = 8081;
 /** The plan of the demo's key: a burst of 60 requests a minute leaves room to try things. */
 const DEMO_PLAN = 'starter';
 
-const SAMPLES = fileURLToPath(new URL('../../samples', import.meta.url));
+const SAMPLES = fileURLToPath(new URL('../../../samples', import.meta.url));
 
 /** `--port`: a whole number from 0 (any free port) to 65535. */
 export function demoPort(value: string): number {

@@ -5,7 +5,7 @@
 import { readFileSync } from 'node:fs';
 import { parse as parseCsv } from 'csv-parse/sync';
 import { stringify } from 'csv-stringify/sync';
-import type { MatchEntry } from '../client/index.ts';
+import type { MatchEntry } from '../../client/index.ts';
 import { pairKey, type OccurrenceIndex } from './check-plan.ts';
 
 /** The columns of matches.csv, in order (its header row). */

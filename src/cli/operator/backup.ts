@@ -1,8 +1,8 @@
 /** `recalls backup FILE`: an online backup of the SQLite deployment, both files, while `serve` keeps answering. */
-import { loadConfig } from '../config.ts';
-import { SOURCE_IDS } from '../ingest/registry.ts';
-import { BackupRefused, backupSqlite } from '../store/engines/sqlite-backup.ts';
-import { EXIT } from './exit-codes.ts';
+import { loadConfig } from '../../config.ts';
+import { SOURCE_IDS } from '../../ingest/registry.ts';
+import { BackupRefused, backupDatabase } from '../../store/backup.ts';
+import { EXIT } from '../exit-codes.ts';
 
 /** The help text after the options. */
 export const BACKUP_HELP = `
@@ -27,14 +27,8 @@ export async function runBackupCommand(
   env: NodeJS.ProcessEnv = process.env,
 ): Promise<number> {
   const { database } = loadConfig(env, SOURCE_IDS);
-  if (database.engine === 'postgres') {
-    process.stderr.write(
-      'error: recalls backup copies SQLite files; on PostgreSQL use pg_dump -Fc and pg_restore (see docs/backups.md)\n',
-    );
-    return EXIT.usage;
-  }
   try {
-    const written = await backupSqlite(database.path, file, options.force === true);
+    const written = await backupDatabase(database, file, options.force === true);
     for (const w of written)
       process.stdout.write(
         `${w.path}\t${w.bytes} bytes\t${w.schema === 'main' ? "the service's records (keys, usage, receipts)" : 'the corpus'}\n`,

@@ -8,17 +8,17 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { fileURLToPath } from 'node:url';
-import { createMemoryBurstLimiter } from '../http/gates/burst-limiter.ts';
-import { createRedisBurstLimiter, REDIS_RETRY_MS } from '../http/gates/burst-redis.ts';
-import { buildAdminServer } from '../http/admin/admin-server.ts';
-import { NodeMetrics } from '../http/admin/metrics.ts';
-import { buildApp } from '../http/app.ts';
-import { SOURCE_ADAPTERS } from '../ingest/registry.ts';
-import { startDailySchedule } from '../ingest/scheduler.ts';
+import { createMemoryBurstLimiter } from '../../http/gates/burst-limiter.ts';
+import { createRedisBurstLimiter, REDIS_RETRY_MS } from '../../http/gates/burst-redis.ts';
+import { buildAdminServer } from '../../http/admin/admin-server.ts';
+import { NodeMetrics } from '../../http/admin/metrics.ts';
+import { buildApp } from '../../http/app.ts';
+import { SOURCE_ADAPTERS } from '../../ingest/registry.ts';
+import { startDailySchedule } from '../../ingest/scheduler.ts';
 import { relayChildOutput } from './child-log.ts';
 import type { Runtime } from './runtime.ts';
 
-const BIN = fileURLToPath(new URL('../../bin/recalls.js', import.meta.url));
+const BIN = fileURLToPath(new URL('../../../bin/recalls.js', import.meta.url));
 
 /** How long a stopping `serve` waits for its ingest child to end on SIGTERM before it sends SIGKILL. */
 export const INGEST_STOP_MS = 10_000;

@@ -1,7 +1,7 @@
 /** Which catalogue columns hold identifiers, of which kind, and which one names the row. */
 import { InvalidArgumentError } from 'commander';
-import { IDENTIFIER_KINDS } from '../client/index.ts';
-import { CommandFailure } from './exit-codes.ts';
+import { IDENTIFIER_KINDS } from '../../client/index.ts';
+import { CommandFailure } from '../exit-codes.ts';
 
 /** Most `--column` mappings in one run (a row then holds at most this many identifiers, plus one). */
 export const MAX_MAPPED_COLUMNS = 16;

@@ -1,6 +1,6 @@
 /** The service a catalogue command talks to: its address and key, through the typed client. */
-import { RecallsApiError, RecallsClient } from '../client/index.ts';
-import { CommandFailure } from './exit-codes.ts';
+import { RecallsApiError, RecallsClient } from '../../client/index.ts';
+import { CommandFailure } from '../exit-codes.ts';
 
 /** The service address without a trailing slash; must be http(s). */
 export function serviceUrl(raw: string | undefined): string {

@@ -7,8 +7,8 @@ import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from '
 import { join } from 'node:path';
 import { Type, type Static } from 'typebox';
 import { Value } from 'typebox/value';
-import { Nullable } from '../domain/json-schema.ts';
-import { firstError } from '../ingest/validate.ts';
+import { Nullable } from '../../domain/json-schema.ts';
+import { firstError } from '../../ingest/validate.ts';
 
 /** The `format` of run.json; a later layout gets a new one. */
 export const RUN_FORMAT = 'recalls-check-run/1';

@@ -3,7 +3,7 @@
  * the reverse, from two complete runs' matches.csv. Rows are paired by their row id when both
  * runs have one (`--id-column`), else by row number.
  */
-import { CommandFailure, EXIT } from './exit-codes.ts';
+import { CommandFailure, EXIT } from '../exit-codes.ts';
 import { readMatches, type MatchLine } from './matches-file.ts';
 import { requireRun, runFiles, type RunRecord } from './run-record.ts';
 

@@ -12,11 +12,11 @@ import {
   resultDigestOf,
   type CheckEnvelope,
   type RecallsClient,
-} from '../client/index.ts';
-import { sha256 } from '../domain/sha256.ts';
+} from '../../client/index.ts';
+import { sha256 } from '../../domain/sha256.ts';
 import { CatalogueError, readCatalogueFile, type Catalogue } from './catalogue.ts';
 import { identifiersOfRows, planChecks } from './check-plan.ts';
-import { CommandFailure, EXIT } from './exit-codes.ts';
+import { CommandFailure, EXIT } from '../exit-codes.ts';
 import { formatMatches, matchLines, type ReceiptMatches } from './matches-file.ts';
 import { requireRun, runFiles, type ChunkRecord, type RunRecord } from './run-record.ts';
 import { apiKey, connect, describeFailure, isKeyRefused, serviceUrl } from './service-connection.ts';

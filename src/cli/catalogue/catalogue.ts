@@ -4,8 +4,8 @@
  */
 import { readFileSync, statSync } from 'node:fs';
 import { parse as parseCsv } from 'csv-parse/sync';
-import { IDENTIFIER_KINDS, MAX_VALUE_LENGTH } from '../client/index.ts';
-import { sha256 } from '../domain/sha256.ts';
+import { IDENTIFIER_KINDS, MAX_VALUE_LENGTH } from '../../client/index.ts';
+import { sha256 } from '../../domain/sha256.ts';
 import type { ColumnMapping } from './column-mapping.ts';
 
 /** The bounds on a catalogue; each is checked, with a clear message, before anything is sent. */

@@ -3,9 +3,9 @@ import {
   describeScore,
   EXTRACTION_MEASURED_ON,
   VALIDATION_SCORES,
-} from '../ingest/extract/extraction-scores.ts';
-import type { SourceOutcome } from '../ingest/pipeline.ts';
-import type { SourceQuality } from '../store/report-store.ts';
+} from '../../ingest/extract/extraction-scores.ts';
+import type { SourceOutcome } from '../../ingest/pipeline.ts';
+import type { SourceQuality } from '../../store/report-store.ts';
 
 function pct(n: number, of: number): string {
   return of === 0 ? '–' : `${((100 * n) / of).toFixed(1)} %`;

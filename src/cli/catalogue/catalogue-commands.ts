@@ -5,7 +5,7 @@ import { CHECK_SIZE } from './check-plan.ts';
 import { MAX_LABEL_LENGTH, runCheckCommand, type CheckCommandOptions } from './check-run.ts';
 import { MAX_MAPPED_COLUMNS, parseColumnOption } from './column-mapping.ts';
 import { runDiffCommand } from './diff.ts';
-import { CommandFailure, EXIT } from './exit-codes.ts';
+import { CommandFailure, EXIT } from '../exit-codes.ts';
 import { RunFolderError } from './run-record.ts';
 import { runVerifyCommand, type VerifyCommandOptions } from './verify.ts';
 

@@ -1,12 +1,12 @@
 /** Builds the shared dependencies of every command from the environment, once. */
 import pino from 'pino';
-import { describeDatabase, loadConfig, type Config } from '../config.ts';
-import { createArchive } from '../ingest/archive.ts';
-import { createUpstreamClient } from '../ingest/http-client.ts';
-import type { IngestDeps } from '../ingest/pipeline.ts';
-import { SOURCE_ADAPTERS, SOURCE_IDS } from '../ingest/registry.ts';
-import { CANNOT_CONNECT, openStore, type Store } from '../store/database.ts';
-import { DatabaseError } from '../store/engine.ts';
+import { describeDatabase, loadConfig, type Config } from '../../config.ts';
+import { createArchive } from '../../ingest/archive.ts';
+import { createUpstreamClient } from '../../ingest/http-client.ts';
+import type { IngestDeps } from '../../ingest/pipeline.ts';
+import { SOURCE_ADAPTERS, SOURCE_IDS } from '../../ingest/registry.ts';
+import { CANNOT_CONNECT, openStore, type Store } from '../../store/database.ts';
+import { DatabaseError } from '../../store/engine.ts';
 
 export interface Runtime {
   config: Config;

@@ -1,5 +1,5 @@
 /**
- * An online backup of the SQLite deployment (`recalls backup FILE`): both files (sqlite-files.ts) through
+ * An online backup of the SQLite deployment (`recalls backup FILE`): both files (engines/sqlite-files.ts) through
  * SQLite's backup API, while other processes keep reading and writing them. Each file is copied in one step,
  * that is in one read transaction of its own: a consistent snapshot of that file, which in WAL mode holds up no
  * writer. The service's records are copied first and the corpus right after, so the pair may be a moment apart
@@ -8,9 +8,9 @@
 import { randomBytes } from 'node:crypto';
 import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, renameSync, rmSync, statSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
-import { BUSY_DEADLINE_MS } from '../engine.ts';
-import { corpusPathOf } from './sqlite-files.ts';
-import { SQLite, type SqliteDatabase } from './sqlite-driver.ts';
+import type { Config } from '../config.ts';
+import { openSqlite, type SqliteEngine } from './engines/sqlite.ts';
+import { corpusPathOf } from './engines/sqlite-files.ts';
 
 /** Why a backup was not made: nothing was written. */
 export class BackupRefused extends Error {}
@@ -23,11 +23,11 @@ export interface BackupFile {
   bytes: number;
 }
 
-/** The files SQLite keeps beside a database while it is open (a stale one would be read as this file's). */
-const SIDECARS = ['-wal', '-shm', '-journal'];
-
 /** The most pages the driver copies in one step (its cap): every page, in one read transaction. */
 const ALL_PAGES = 0x7fffffff;
+
+/** The files SQLite keeps beside a database while it is open (a stale one would be read as this file's). */
+const SIDECARS = ['-wal', '-shm', '-journal'];
 
 function sameFile(a: string, b: string): boolean {
   if (!existsSync(a) || !existsSync(b)) return false;
@@ -36,11 +36,11 @@ function sameFile(a: string, b: string): boolean {
   return x.dev === y.dev && x.ino === y.ino;
 }
 
-/** Copies one schema of `db` to `to` in one step (the first, of no page, only opens the backup). */
-async function copy(db: SqliteDatabase, schema: 'main' | 'corpus', to: string): Promise<void> {
+/** Copies one schema of the engine's connection to `to` in one step (the first, of no page, only opens the backup). */
+async function copy(engine: SqliteEngine, schema: 'main' | 'corpus', to: string): Promise<void> {
   // `attached` is the driver's (documented, missing from its types): the schema to copy.
   const options = { attached: schema, progress: () => ALL_PAGES };
-  await db.backup(to, options);
+  await engine.connection.backup(to, options);
 }
 
 function removeSidecars(path: string): void {
@@ -62,13 +62,23 @@ function syncFolder(dir: string): void {
 }
 
 /**
- * Backs up the database at `live` (the service's records, with the corpus file beside it) to `file` and
- * `corpusPathOf(file)`: the pair `DATABASE_URL=file` opens. Both are written under temporary names in the
- * destination folder and renamed into place once both are complete (the corpus first, so that `file` is there
- * only with its corpus). Throws `BackupRefused` when `file` or its corpus file is one of the live files, when
- * either exists and `force` is not set, or when the live database is not there.
+ * Backs up `database` (the service's records, with the corpus file beside it) to `file` and `corpusPathOf(file)`:
+ * the pair `DATABASE_URL=file` opens, as the database is (no migration is applied first). Both are written under
+ * temporary names in the destination folder and renamed into place once both are complete (the corpus first, so
+ * that `file` is there only with its corpus). Throws `BackupRefused` when the database is PostgreSQL, when `file`
+ * or its corpus file is one of the live files, when either exists and `force` is not set, or when the live
+ * database is not there.
  */
-export async function backupSqlite(live: string, file: string, force = false): Promise<BackupFile[]> {
+export async function backupDatabase(
+  database: Config['database'],
+  file: string,
+  force = false,
+): Promise<BackupFile[]> {
+  if (database.engine === 'postgres')
+    throw new BackupRefused(
+      'recalls backup copies SQLite files; on PostgreSQL use pg_dump -Fc and pg_restore (see docs/backups.md)',
+    );
+  const live = database.path;
   if (live === ':memory:') throw new BackupRefused('the database is in memory: there is nothing to back up');
   const liveFiles = [live, corpusPathOf(live)];
   for (const path of liveFiles)
@@ -94,11 +104,9 @@ export async function backupSqlite(live: string, file: string, force = false): P
     ...t,
     temp: join(dirname(t.path), `.${basename(t.path)}.${tag}.partial`),
   }));
-  const db = new SQLite(live, { fileMustExist: true });
+  const engine = openSqlite(live);
   try {
-    db.pragma(`busy_timeout = ${BUSY_DEADLINE_MS}`);
-    db.prepare('ATTACH DATABASE ? AS corpus').run(corpusPathOf(live));
-    for (const t of partial) await copy(db, t.schema, t.temp);
+    for (const t of partial) await copy(engine, t.schema, t.temp);
     // Checked again now that the copies are made: a file that appeared meanwhile is not replaced unasked.
     if (!force)
       for (const { path } of partial)
@@ -112,7 +120,7 @@ export async function backupSqlite(live: string, file: string, force = false): P
     syncFolder(dir);
     return partial.map((t) => ({ schema: t.schema, path: t.path, bytes: statSync(t.path).size }));
   } finally {
-    db.close();
+    await engine.close();
     // Whatever a failed copy left (nothing is left under these names once renamed).
     for (const t of partial) {
       rmSync(t.temp, { force: true });

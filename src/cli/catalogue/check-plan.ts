@@ -4,7 +4,7 @@
  * consecutive ranges whose new identifiers fit one check (1000). So a chunk is reproducible from
  * the catalogue alone: the identifiers first seen in its rows.
  */
-import { normaliseIdentifier } from '../client/index.ts';
+import { normaliseIdentifier } from '../../client/index.ts';
 import type { CatalogueRow } from './catalogue.ts';
 
 /** Identifiers in one check: the service's limit. */
