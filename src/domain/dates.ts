@@ -21,3 +21,10 @@ export function compactToIsoDate(value: string | null | undefined): string | nul
   const iso = `${m[1]}-${m[2]}-${m[3]}`;
   return isCalendarDate(iso) ? iso : null;
 }
+
+/** The latest of ISO dates or instants in one form (they order as strings); null when there is none. */
+export function latestIso(values: Iterable<string | null | undefined>): string | null {
+  let latest: string | null = null;
+  for (const v of values) if (v != null && (latest === null || v > latest)) latest = v;
+  return latest;
+}

@@ -2,6 +2,7 @@
  * Product Safety Australia (ACCC): consumer product recalls, from the site's recalls RSS feed and each
  * item's notice page.
  */
+import { latestIso } from '../../../domain/dates.ts';
 import { sha256 } from '../../../domain/sha256.ts';
 import { UpstreamError } from '../../errors.ts';
 import type { FetchContext, ParsedPage, RawPage, SourceAdapter, SourceMeta } from '../../source.ts';
@@ -166,11 +167,7 @@ export const auAccc: SourceAdapter = {
     const read = notices(page);
     const drafts = feed.items.map((item) => normaliseItem(item, read.get(noticeName(item))));
     // Its build date dates the feed, else its newest recall.
-    const newest = drafts.reduce<string | null>(
-      (max, d) =>
-        d.published_date !== null && (max === null || d.published_date > max) ? d.published_date : max,
-      null,
-    );
+    const newest = latestIso(drafts.map((d) => d.published_date));
     return { dataAsOf: acccDate(feed.lastBuildDate) ?? newest, drafts, setAside: feed.setAside };
   },
 };

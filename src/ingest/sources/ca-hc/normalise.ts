@@ -1,11 +1,12 @@
 /** Health Canada rows → recall drafts. Pure. No identifiers: the dump has none (only notice pages do). */
-import { isCalendarDate } from '../../../domain/dates.ts';
+import { isCalendarDate, latestIso } from '../../../domain/dates.ts';
 import { classifyHazard, isAllergenName, mostSpecificHazard } from '../../../domain/hazard-rules.ts';
 import { maskEmails } from '../../../domain/personal-data.ts';
 import type { RecallDraft } from '../../../domain/recall.ts';
 import { classifyRemedy } from '../../../domain/remedy-rules.ts';
 import type { HazardCategory, Severity } from '../../../domain/taxonomy.ts';
 import { plainText } from '../../extract/html-text.ts';
+import { newestPerId } from '../newest-per-id.ts';
 import { hcRecordId, type HcRow } from './schema.ts';
 
 /** The site the dump's relative `URL`s are on. */
@@ -160,23 +161,14 @@ export function normaliseHcRow(row: HcRow): RecallDraft {
 
 /** One row per NID, in dump order: the later `Last updated` wins, then the first listed. */
 export function selectHcRows(rows: readonly HcRow[]): HcRow[] {
-  const chosen = new Map<string, HcRow>();
-  for (const row of rows) {
-    const id = hcRecordId(row);
-    const seen = chosen.get(id);
-    if (seen === undefined || (hcDate(row['Last updated']) ?? '') > (hcDate(seen['Last updated']) ?? '')) {
-      chosen.set(id, row);
-    }
-  }
-  return [...chosen.values()];
+  return newestPerId(
+    rows,
+    hcRecordId,
+    (row, seen) => (hcDate(row['Last updated']) ?? '') > (hcDate(seen['Last updated']) ?? ''),
+  );
 }
 
 /** The newest `Last updated` (the file carries no stamp of its own). */
 export function hcDataAsOf(rows: readonly HcRow[]): string | null {
-  let newest: string | null = null;
-  for (const row of rows) {
-    const d = hcDate(row['Last updated']);
-    if (d !== null && (newest === null || d > newest)) newest = d;
-  }
-  return newest;
+  return latestIso(rows.map((row) => hcDate(row['Last updated'])));
 }

@@ -1,5 +1,6 @@
 /** France's RappelConso (DGCCRF): product recall notices, Safety Gate re-publications included. */
 import type { ParsedPage, RawPage, SourceAdapter, SourceMeta } from '../../source.ts';
+import { newestPerId } from '../newest-per-id.ts';
 import { fetchRappelConso, RAPPELCONSO_DATASET, RAPPELCONSO_PAGE_LIMIT } from './fetch.ts';
 import { normaliseRappelConso } from './normalise.ts';
 import { parseRappelConsoPage, type RappelConsoRecord } from './schema.ts';
@@ -27,17 +28,14 @@ function publishedAt(r: RappelConsoRecord): number {
 
 /** One record per `numero_fiche`, in page order: the highest `numero_version` wins, then the latest published, then the first. */
 export function latestVersions(records: readonly RappelConsoRecord[]): RappelConsoRecord[] {
-  const chosen = new Map<string, RappelConsoRecord>();
-  for (const r of records) {
-    const id = r.numero_fiche.trim();
-    const seen = chosen.get(id);
-    if (seen === undefined) chosen.set(id, r);
-    else {
+  return newestPerId(
+    records,
+    (r) => r.numero_fiche.trim(),
+    (r, seen) => {
       const [a, b] = [r.numero_version ?? -1, seen.numero_version ?? -1];
-      if (a > b || (a === b && publishedAt(r) > publishedAt(seen))) chosen.set(id, r);
-    }
-  }
-  return [...chosen.values()];
+      return a > b || (a === b && publishedAt(r) > publishedAt(seen));
+    },
+  );
 }
 
 /** The newest `date_publication` of the records, as served, or null. */

@@ -1,5 +1,5 @@
 /** FSIS records → recall drafts. Pure. One per notice; no contact reaches a draft (press-release.ts). */
-import { isCalendarDate } from '../../../domain/dates.ts';
+import { isCalendarDate, latestIso } from '../../../domain/dates.ts';
 import { classifyHazard } from '../../../domain/hazard-rules.ts';
 import type { IdentifierKind } from '../../../domain/identifiers/kinds.ts';
 import type { RecallDraft } from '../../../domain/recall.ts';
@@ -7,6 +7,7 @@ import { classifyRemedy } from '../../../domain/remedy-rules.ts';
 import type { HazardCategory, Remedy, Severity } from '../../../domain/taxonomy.ts';
 import { extractLabelledIdentifiers, mergeIdentifiers } from '../../extract/labelled-identifiers.ts';
 import { htmlToLines, plainText } from '../../extract/html-text.ts';
+import { newestPerId } from '../newest-per-id.ts';
 import { adviceLines, contactParts, pressReleaseLines } from './press-release.ts';
 import { fsisRecallNumber, type FsisRecord } from './schema.ts';
 
@@ -65,26 +66,21 @@ export function fsisRecallNumbers(recallNumber: string): string[] {
  * first served; a non-English record whose numbers English records cover is dropped.
  */
 export function selectFsisRecords(records: readonly FsisRecord[]): FsisRecord[] {
-  const chosen = new Map<string, FsisRecord>();
   const rank = (r: FsisRecord): number => (isEnglish(r) ? 1 : 0);
-  for (const record of records) {
-    const key = fsisRecallNumber(record);
-    const seen = chosen.get(key);
-    if (
-      seen === undefined ||
+  const chosen = newestPerId(
+    records,
+    fsisRecallNumber,
+    (record, seen) =>
       rank(record) > rank(seen) ||
       (rank(record) === rank(seen) &&
-        (record.field_last_modified_date ?? '').trim() > (seen.field_last_modified_date ?? '').trim())
-    ) {
-      chosen.set(key, record);
-    }
-  }
-  const english = new Set<string>();
-  for (const [key, record] of chosen) {
-    if (isEnglish(record)) for (const n of fsisRecallNumbers(key)) english.add(n);
-  }
-  return [...chosen].flatMap(([key, record]) =>
-    isEnglish(record) || !fsisRecallNumbers(key).every((n) => english.has(n)) ? [record] : [],
+        (record.field_last_modified_date ?? '').trim() > (seen.field_last_modified_date ?? '').trim()),
+  );
+  const english = new Set(
+    chosen.filter(isEnglish).flatMap((record) => fsisRecallNumbers(fsisRecallNumber(record))),
+  );
+  return chosen.filter(
+    (record) =>
+      isEnglish(record) || !fsisRecallNumbers(fsisRecallNumber(record)).every((n) => english.has(n)),
   );
 }
 
@@ -194,11 +190,7 @@ export function normaliseFsisRecord(record: FsisRecord): RecallDraft {
 
 /** The newest `field_last_modified_date` or `field_recall_date` (the array has no stamp); null if none. */
 export function fsisDataAsOf(records: readonly FsisRecord[]): string | null {
-  let newest: string | null = null;
-  for (const r of records) {
-    for (const d of [fsisDate(r.field_last_modified_date), fsisDate(r.field_recall_date)]) {
-      if (d !== null && (newest === null || d > newest)) newest = d;
-    }
-  }
-  return newest;
+  return latestIso(
+    records.flatMap((r) => [fsisDate(r.field_last_modified_date), fsisDate(r.field_recall_date)]),
+  );
 }
