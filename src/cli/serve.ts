@@ -8,8 +8,8 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { fileURLToPath } from 'node:url';
-import { createMemoryBurstLimiter } from '../http/gates/burst-limiter.ts';
-import { createRedisBurstLimiter, REDIS_RETRY_MS } from '../http/gates/burst-redis.ts';
+import { createMemoryBurstLimiter } from '../node/burst-limiter.ts';
+import { createRedisBurstLimiter, REDIS_RETRY_MS } from '../node/burst-redis.ts';
 import { buildAdminServer } from '../http/admin/admin-server.ts';
 import { NodeMetrics } from '../http/admin/metrics.ts';
 import { buildApp } from '../http/app.ts';

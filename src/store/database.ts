@@ -4,7 +4,7 @@
  */
 import { Migrator } from 'kysely';
 import type { Config } from '../config.ts';
-import { CacheRegistry } from '../domain/caches.ts';
+import { CacheRegistry } from '../node/caches.ts';
 import { DatabaseError, REQUEST_WAIT_MS, type Engine } from './engine.ts';
 
 /** For the HTTP layer: how long a request waits for the database, and whether an error is that wait running out. */

@@ -7,7 +7,7 @@
  *   304 (`conditionalAnswers`, on the way out, after the answer cache has kept the 200).
  */
 import fp from 'fastify-plugin';
-import { CacheRegistry, VersionedCache } from '../../domain/caches.ts';
+import { CacheRegistry, VersionedCache } from '../../node/caches.ts';
 import { QuotaExceeded } from '../../domain/errors.ts';
 import { usageMonth } from '../../domain/meters.ts';
 import { sha256 } from '../../domain/sha256.ts';

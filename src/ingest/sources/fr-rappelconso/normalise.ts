@@ -1,7 +1,7 @@
 /** One RappelConso notice → one RecallDraft. Pure; the tables are exported for the readme and tests. */
 import { isCalendarDate } from '../../../domain/dates.ts';
-import { classifyHazard } from '../../../domain/hazard-rules.ts';
 import { HAZARD_RULES } from '../../../domain/hazard-table.ts';
+import { classifyHazard } from '../../hazard-texts.ts';
 import { maskEmails } from '../../../domain/personal-data.ts';
 import type { Identifier, RecallDraft } from '../../../domain/recall.ts';
 import { classifyRemedy } from '../../../domain/remedy-rules.ts';

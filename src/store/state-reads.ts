@@ -3,9 +3,9 @@
  * the uses that start while the read runs, the newer numbers kept, and a read started before a write through
  * this store not taken as confirming the state after it.
  */
-import { compile } from '../compiled.ts';
-import type { Engine } from '../engine.ts';
-import type { StoreState, StoreStateWatch } from '../store-state.ts';
+import { compile } from './compiled.ts';
+import type { Engine } from './engine.ts';
+import type { StoreState, StoreStateWatch } from './store-state.ts';
 
 /**
  * A read of the state row in flight is shared only by uses that start within this many milliseconds of it. On
