@@ -55,7 +55,7 @@ export async function serveApi(rt: Runtime): Promise<string> {
   const sources = SOURCE_ADAPTERS.map((a) => a.meta);
   const { admin: adminAt } = rt.config;
   const metrics =
-    adminAt === null ? undefined : new NodeMetrics({ caches: rt.store.caches, store: rt.store, sources });
+    adminAt === null ? undefined : new NodeMetrics({ caches: rt.caches, store: rt.store, sources });
   const app = await buildApp({
     store: rt.store,
     config: rt.config,
