@@ -1,5 +1,5 @@
 // Lint rules, including the ones that keep dependencies pointing inward:
-// src/domain imports nothing of ours outside itself and no I/O library; src/http never
+// src/domain imports nothing of ours outside itself, no I/O library and no cache; src/http never
 // reaches an engine file; adapters never touch the store; src/checks and src/quota see no HTTP.
 import js from '@eslint/js';
 import { defineConfig } from 'eslint/config';
@@ -76,13 +76,21 @@ export default defineConfig(
       'no-restricted-imports': [
         'error',
         {
-          paths: [...IO_MODULES, ...LIBRARIES].map((name) => ({
+          paths: [...IO_MODULES, ...LIBRARIES, 'lru-cache'].map((name) => ({
             name,
-            message: 'src/domain is pure: no I/O and no infrastructure.',
+            message: 'src/domain is pure: no I/O, no infrastructure, no cache.',
           })),
           patterns: [
             {
-              group: ['../../*', '../store/*', '../http/*', '../ingest/*', '../cli/*', '../config*'],
+              group: [
+                '../../*',
+                '../store/*',
+                '../http/*',
+                '../ingest/*',
+                '../cli/*',
+                '../node/*',
+                '../config*',
+              ],
               message: 'src/domain imports nothing of ours outside src/domain.',
             },
           ],

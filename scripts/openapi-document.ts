@@ -12,7 +12,7 @@ import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { loadConfig } from '../src/config.ts';
 import { buildApp } from '../src/http/app.ts';
-import { createMemoryBurstLimiter } from '../src/http/gates/burst-limiter.ts';
+import { createMemoryBurstLimiter } from '../src/node/burst-limiter.ts';
 import { SOURCE_ADAPTERS, SOURCE_IDS } from '../src/ingest/registry.ts';
 import { openStore } from '../src/store/database.ts';
 

@@ -3,7 +3,7 @@
  * set-based match, receipt plus charge. What it refuses it throws as domain errors (errors.ts).
  */
 import { randomBase62 } from '../domain/api-keys.ts';
-import { VersionedCache } from '../domain/caches.ts';
+import { VersionedCache } from '../node/caches.ts';
 import { buildReceipt, planCheck, type CheckReceipt } from '../domain/check.ts';
 import { InvalidInput, QuotaExceeded } from '../domain/errors.ts';
 import { usageMonth } from '../domain/meters.ts';

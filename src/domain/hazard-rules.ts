@@ -3,7 +3,6 @@
  * harm over its cause). Clauses naming the harm ("posing a fall hazard") are tried before the whole
  * text, since CPSC describes the mechanism first.
  */
-import { BoundedCache, memoized } from './caches.ts';
 import type { HazardCategory } from './taxonomy.ts';
 import { ALLERGEN, HAZARD_RULES, OVERRIDES } from './hazard-table.ts';
 
@@ -41,20 +40,9 @@ function firstMatch(text: string): number {
   return -1;
 }
 
-/**
- * Texts already classified: one wording recurs across a recall event's products, and the table is costly.
- * Filled by the ingest (its own process), never by an API node.
- */
-const classified = memoized(
-  new BoundedCache<string, { category: HazardCategory | null }>('hazard-texts', { max: 4096 }),
-  (text) => ({
-    category: classify(text),
-  }),
-);
-
 /** The canonical hazard category: null for no text, `other` when no rule names it. */
 export function classifyHazard(text: string | null): HazardCategory | null {
-  return text === null ? null : classified(text).category;
+  return text === null ? null : classify(text);
 }
 
 function classify(text: string): HazardCategory | null {

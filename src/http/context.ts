@@ -5,7 +5,7 @@ import type { SourceMeta } from '../ingest/source.ts';
 import type { Store } from '../store/database.ts';
 import type { ApiKeyRecord } from '../store/keys-store.ts';
 import type { LedgerFigures, QuotaHold } from '../quota/ledger.ts';
-import type { BurstLimiter } from './gates/burst-limiter.ts';
+import type { BurstLimiter } from '../node/burst-limiter.ts';
 
 /** A JSON Schema, opaque here (a TSchema would make every route's type instantiation too deep). */
 type JsonSchema = object;

@@ -1,5 +1,5 @@
 /** Sources as responses see them, and the `meta.data_as_of`, attribution and health rules routes share. */
-import { CacheRegistry, VersionedCache } from '../domain/caches.ts';
+import { CacheRegistry, VersionedCache } from '../node/caches.ts';
 import type { SourceMeta } from '../ingest/source.ts';
 import type { Store } from '../store/database.ts';
 import type { SourceState } from '../store/sources-store.ts';

@@ -1,6 +1,6 @@
 /** Query-builder queries compiled once, run prepared: type-checked, no per-request compile or parse. */
 import type { Compilable } from 'kysely';
-import { BoundedCache, type CacheFigures, type CountedCache } from '../domain/caches.ts';
+import { BoundedCache, type CacheFigures, type CountedCache } from '../node/caches.ts';
 import type { Engine } from './engine.ts';
 
 /** A parameter named when the query is built and bound on each run. */

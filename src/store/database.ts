@@ -4,7 +4,7 @@
  */
 import { Migrator } from 'kysely';
 import type { Config } from '../config.ts';
-import { CacheRegistry } from '../domain/caches.ts';
+import { CacheRegistry } from '../node/caches.ts';
 import { DatabaseError, REQUEST_WAIT_MS, type Engine } from './engine.ts';
 
 /** For the HTTP layer: how long a request waits for the database, and whether an error is that wait running out. */
@@ -35,7 +35,10 @@ export interface Store {
   readonly report: ReportStore;
   /** The key paging cursors are signed with: made by the first migration, the same on every node. */
   readonly cursorSecret: Buffer;
-  /** The node's caches (caches.ts): the store's own, and those the HTTP layer adds. */
+  /**
+   * The registry the process handed to `openStore` (node/caches.ts): the store's caches are listed in it, and
+   * the HTTP layer and the checks list theirs there too.
+   */
   readonly caches: CacheRegistry;
   /** The migrations opening the store applied, in order (none when the database was up to date). */
   readonly migrated: readonly string[];
@@ -129,15 +132,15 @@ async function loadCursorSecret(db: Engine['db']): Promise<Buffer> {
 }
 
 /**
- * Opens the store on `database`, migrated, with a registry of its caches (`Store.caches`). `serving` bounds each
- * PostgreSQL statement by REQUEST_WAIT_MS (the migrations run before, unbounded, on connections of their own).
+ * Opens the store on `database`, migrated, its caches listed in `caches`: the process's registry, which its
+ * metrics read (none handed in: a registry of their own that no one reads). `serving` bounds each PostgreSQL
+ * statement by REQUEST_WAIT_MS (the migrations run before, unbounded, on connections of their own).
  */
 export async function openStore(
   database: Config['database'],
-  options: { serving?: boolean } = {},
+  { serving = false, caches = new CacheRegistry() }: { serving?: boolean; caches?: CacheRegistry } = {},
 ): Promise<Store> {
-  const caches = new CacheRegistry();
-  const bounded = options.serving === true && database.engine === 'postgres';
+  const bounded = serving && database.engine === 'postgres';
   let engine = await openEngine(database, bounded ? new CacheRegistry() : caches);
   let migrated: string[];
   try {

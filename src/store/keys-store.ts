@@ -1,6 +1,6 @@
 /** API keys: created, found by hash (kept in memory per keys version), listed, revoked. Only hashes are stored. */
 import type { Kysely } from 'kysely';
-import { BoundedCache, CacheRegistry } from '../domain/caches.ts';
+import { BoundedCache, CacheRegistry } from '../node/caches.ts';
 import { generateApiKey, hashApiKey, looksLikeApiKey, sameHash } from '../domain/api-keys.ts';
 import { compile } from './compiled.ts';
 import type { Engine } from './engine.ts';

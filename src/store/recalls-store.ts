@@ -10,7 +10,7 @@ import {
   type RecallMatchPart,
   type RecallParts,
 } from '../domain/recall-json.ts';
-import { CacheRegistry } from '../domain/caches.ts';
+import { CacheRegistry } from '../node/caches.ts';
 import { compile, StatementCache, type RowOf, type Statement } from './compiled.ts';
 import type { Engine } from './engine.ts';
 import {

@@ -4,7 +4,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer, type AddressInfo } from 'node:net';
 import { Redis } from 'ioredis';
 import { test } from 'node:test';
-import { createRedisBurstLimiter } from '../../src/http/gates/burst-redis.ts';
+import { createRedisBurstLimiter } from '../../src/node/burst-redis.ts';
 import { sqliteOnly } from '../support/database.ts';
 import { REDIS_URL, requireService } from '../support/services.ts';
 import { until } from '../support/until.ts';

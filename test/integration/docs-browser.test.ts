@@ -18,7 +18,7 @@ import { after, before, describe, test, type TestContext } from 'node:test';
 import type { Browser } from 'playwright-core';
 import { loadConfig } from '../../src/config.ts';
 import { buildApp, type App } from '../../src/http/app.ts';
-import { createMemoryBurstLimiter, type BurstLimiter } from '../../src/http/gates/burst-limiter.ts';
+import { createMemoryBurstLimiter, type BurstLimiter } from '../../src/node/burst-limiter.ts';
 import { SOURCE_ADAPTERS, SOURCE_IDS } from '../../src/ingest/registry.ts';
 import { openStore, type Store } from '../../src/store/database.ts';
 import { sqliteOnly } from '../support/database.ts';

@@ -18,7 +18,7 @@ import { migrate, openStore } from '../../src/store/database.ts';
 import type { Engine } from '../../src/store/engine.ts';
 import { LISTENER_NAME, STATE_POLL_MS } from '../../src/store/engines/postgres-watch.ts';
 import { DATA_VERSION_EVERY_MS } from '../../src/store/engines/sqlite-watch.ts';
-import { STATE_BOUND_MS } from '../../src/store/engines/state-reads.ts';
+import { STATE_BOUND_MS } from '../../src/store/state-reads.ts';
 import type { StoreStateWatch } from '../../src/store/store-state.ts';
 import { runCli } from '../support/cli.ts';
 import {

@@ -9,7 +9,7 @@ import { loadConfig, type Config } from '../../src/config.ts';
 import { usageMonth } from '../../src/domain/meters.ts';
 import type { RecallDraft } from '../../src/domain/recall.ts';
 import { buildApp, type App } from '../../src/http/app.ts';
-import { createMemoryBurstLimiter } from '../../src/http/gates/burst-limiter.ts';
+import { createMemoryBurstLimiter } from '../../src/node/burst-limiter.ts';
 import { SOURCE_ADAPTERS, SOURCE_IDS } from '../../src/ingest/registry.ts';
 import { REPORT_MS } from '../../src/quota/ledger.ts';
 import { openStore, type Store } from '../../src/store/database.ts';

@@ -5,12 +5,15 @@ import { createArchive } from '../../ingest/archive.ts';
 import { createUpstreamClient } from '../../ingest/http-client.ts';
 import type { IngestDeps } from '../../ingest/pipeline.ts';
 import { SOURCE_ADAPTERS, SOURCE_IDS } from '../../ingest/registry.ts';
+import { CacheRegistry } from '../../node/caches.ts';
 import { CANNOT_CONNECT, openStore, type Store } from '../../store/database.ts';
 import { DatabaseError } from '../../store/engine.ts';
 
 export interface Runtime {
   config: Config;
   store: Store;
+  /** The process's caches, listed for the admin listener's metrics: the store's, the HTTP layer's, the checks'. */
+  caches: CacheRegistry;
   logger: pino.Logger;
 }
 
@@ -27,9 +30,10 @@ export async function openRuntime(
   const config = loadConfig(env, SOURCE_IDS);
   const logger = pino({ level: config.logLevel }, pino.destination(options.logTo === 'stdout' ? 1 : 2));
   const database = describeDatabase(config.database);
+  const caches = new CacheRegistry();
   let store: Store;
   try {
-    store = await openStore(config.database, { serving: options.serving });
+    store = await openStore(config.database, { serving: options.serving, caches });
   } catch (error) {
     // Name what was not reached: the database DATABASE_URL points to.
     if (error instanceof DatabaseError && error.message === CANNOT_CONNECT)
@@ -41,7 +45,7 @@ export async function openRuntime(
   await store.sources.register(
     SOURCE_ADAPTERS.map((a) => ({ id: a.meta.id, agency: a.meta.agency, jurisdiction: a.meta.jurisdiction })),
   );
-  return { config, store, logger };
+  return { config, store, caches, logger };
 }
 
 export function ingestDeps(rt: Runtime): IngestDeps {

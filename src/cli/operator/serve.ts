@@ -8,8 +8,8 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { fileURLToPath } from 'node:url';
-import { createMemoryBurstLimiter } from '../../http/gates/burst-limiter.ts';
-import { createRedisBurstLimiter, REDIS_RETRY_MS } from '../../http/gates/burst-redis.ts';
+import { createMemoryBurstLimiter } from '../../node/burst-limiter.ts';
+import { createRedisBurstLimiter, REDIS_RETRY_MS } from '../../node/burst-redis.ts';
 import { buildAdminServer } from '../../http/admin/admin-server.ts';
 import { NodeMetrics } from '../../http/admin/metrics.ts';
 import { buildApp } from '../../http/app.ts';
@@ -55,7 +55,7 @@ export async function serveApi(rt: Runtime): Promise<string> {
   const sources = SOURCE_ADAPTERS.map((a) => a.meta);
   const { admin: adminAt } = rt.config;
   const metrics =
-    adminAt === null ? undefined : new NodeMetrics({ caches: rt.store.caches, store: rt.store, sources });
+    adminAt === null ? undefined : new NodeMetrics({ caches: rt.caches, store: rt.store, sources });
   const app = await buildApp({
     store: rt.store,
     config: rt.config,

@@ -1,13 +1,13 @@
 /**
  * The node's figures in the Prometheus text format (prom-client), served by the admin listener's `/metrics`
  * (admin-server.ts): requests by route pattern and status with their latency, 402 and 429 answers by plan,
- * the quota ledger's leases, the node's caches (caches.ts) and each source's last run as the database has it.
+ * the quota ledger's leases, the node's caches (node/caches.ts) and each source's last run as the database has it.
  * docs/metrics.md lists every metric. Counted only when the admin listener is on: without it the public
  * app registers none of this.
  */
 import type { FastifyRequest } from 'fastify';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
-import type { CacheRegistry } from '../../domain/caches.ts';
+import type { CacheRegistry } from '../../node/caches.ts';
 import type { SourceMeta } from '../../ingest/source.ts';
 import type { LedgerFigures } from '../../quota/ledger.ts';
 import type { Store } from '../../store/database.ts';

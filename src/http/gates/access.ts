@@ -1,7 +1,7 @@
 /**
  * Stage 1, access: the burst limit (429) and the key (401 / 403), in one hook and the contract's order.
  * 1. The key headers are read, asking no database.
- * 2. The request is counted against its client address's burst limit (burst-limiter.ts: fixed one-minute
+ * 2. The request is counted against its client address's burst limit (node/burst-limiter.ts: fixed one-minute
  *    windows) before the key is looked up, so a refusal costs no query: measured against the plan this node
  *    last found for the key (the keys store's presented keys), the free plan without a usable key, else the
  *    highest burst any plan allows.
@@ -14,10 +14,10 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import type { Config, Plan, PlanId } from '../../config.ts';
 import { hashApiKey, looksLikeApiKey } from '../../domain/api-keys.ts';
-import { BoundedCache, memoized, type CacheRegistry } from '../../domain/caches.ts';
+import { BoundedCache, memoized, type CacheRegistry } from '../../node/caches.ts';
 import { keyRule, type AppDeps, type AuthState } from '../context.ts';
 import { ProblemError } from '../problems.ts';
-import type { BurstDecision, BurstLimiter } from './burst-limiter.ts';
+import type { BurstDecision, BurstLimiter } from '../../node/burst-limiter.ts';
 
 /** Client addresses whose exemption each node remembers (a BlockList check allocates). */
 export const EXEMPTIONS_KEPT = 10_000;

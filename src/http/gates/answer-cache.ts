@@ -10,7 +10,7 @@ import {
   type CacheFigures,
   type CacheRegistry,
   type CountedCache,
-} from '../../domain/caches.ts';
+} from '../../node/caches.ts';
 import { isRead, routeConfig } from '../context.ts';
 import { JSON_CONTENT_TYPE } from '../rendered-answer.ts';
 

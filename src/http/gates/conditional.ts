@@ -9,7 +9,7 @@
  */
 import type { onSendHookHandler } from 'fastify';
 import fp from 'fastify-plugin';
-import { CacheRegistry, VersionedCache } from '../../domain/caches.ts';
+import { CacheRegistry, VersionedCache } from '../../node/caches.ts';
 import { usageMonth } from '../../domain/meters.ts';
 import { sha256 } from '../../domain/sha256.ts';
 import type { QuotaLedger } from '../../quota/ledger.ts';

@@ -8,7 +8,7 @@
  */
 import pg from 'pg';
 import type { StoreState } from '../store-state.ts';
-import { STATE_BOUND_MS, StateReads } from './state-reads.ts';
+import { STATE_BOUND_MS, StateReads } from '../state-reads.ts';
 
 /** The channel on which PostgreSQL announces each change of the corpus or keys version ("<version> <keys_version>"). */
 export const STATE_CHANNEL = 'recalls_store_state';

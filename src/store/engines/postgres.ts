@@ -1,7 +1,7 @@
 /** The shared engine for several API nodes: PostgreSQL through `pg`'s connection pool. */
 import { CompiledQuery, Kysely, PostgresDialect, sql } from 'kysely';
 import pg from 'pg';
-import { BoundedCache, CacheRegistry } from '../../domain/caches.ts';
+import { BoundedCache, CacheRegistry } from '../../node/caches.ts';
 import {
   PREPARED_LIMIT,
   REQUEST_WAIT_MS,

@@ -4,7 +4,7 @@
  * connection has committed; checked on a use at most that often, it differs, and that use reads the row.
  */
 import type { StoreState } from '../store-state.ts';
-import { StateReads } from './state-reads.ts';
+import { StateReads } from '../state-reads.ts';
 
 /**
  * How long one check of `PRAGMA data_version` stands for. The check reads no page but takes the WAL's

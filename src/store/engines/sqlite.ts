@@ -15,7 +15,7 @@ import {
   type Driver,
   type SqliteDialectConfig,
 } from 'kysely';
-import { BoundedCache, CacheRegistry } from '../../domain/caches.ts';
+import { BoundedCache, CacheRegistry } from '../../node/caches.ts';
 import {
   BUSY_DEADLINE_MS,
   REQUEST_WAIT_MS,

@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import type { CacheFigures } from '../../../src/domain/caches.ts';
+import type { CacheFigures } from '../../../src/node/caches.ts';
 import { hashApiKey } from '../../../src/domain/api-keys.ts';
 import { openStore } from '../../../src/store/database.ts';
 import { KEYS_KEPT } from '../../../src/store/keys-store.ts';

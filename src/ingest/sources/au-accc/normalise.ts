@@ -1,5 +1,5 @@
 /** One ACCC feed item, with its notice page when it was read → one RecallDraft. Pure (readme.md, "Mapping"). */
-import { classifyHazard } from '../../../domain/hazard-rules.ts';
+import { classifyHazard } from '../../hazard-texts.ts';
 import { isPlaceholder } from '../../../domain/identifiers/text-codes.ts';
 import type { RecallDraft } from '../../../domain/recall.ts';
 import { classifyRemedy } from '../../../domain/remedy-rules.ts';

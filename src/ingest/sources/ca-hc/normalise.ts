@@ -1,6 +1,7 @@
 /** Health Canada rows → recall drafts. Pure. No identifiers: the dump has none (only notice pages do). */
 import { isCalendarDate, latestIso } from '../../../domain/dates.ts';
-import { classifyHazard, isAllergenName, mostSpecificHazard } from '../../../domain/hazard-rules.ts';
+import { isAllergenName, mostSpecificHazard } from '../../../domain/hazard-rules.ts';
+import { classifyHazard } from '../../hazard-texts.ts';
 import { maskEmails } from '../../../domain/personal-data.ts';
 import type { RecallDraft } from '../../../domain/recall.ts';
 import { classifyRemedy } from '../../../domain/remedy-rules.ts';

@@ -1,6 +1,7 @@
 /** One Safety Gate notification → one RecallDraft. Pure; the tables are exported for the readme and tests. */
 import { KNOWN_COUNTRY_CODES, countryCode } from '../../../domain/countries.ts';
-import { classifyHazard, mostSpecificHazard } from '../../../domain/hazard-rules.ts';
+import { mostSpecificHazard } from '../../../domain/hazard-rules.ts';
+import { classifyHazard } from '../../hazard-texts.ts';
 import { isPlaceholder } from '../../../domain/identifiers/text-codes.ts';
 import type { RecallDraft } from '../../../domain/recall.ts';
 import { classifyRemedy, isConcreteRemedy } from '../../../domain/remedy-rules.ts';

@@ -1,6 +1,7 @@
 /** One RappelConso notice → one RecallDraft. Pure; the tables are exported for the readme and tests. */
 import { isCalendarDate } from '../../../domain/dates.ts';
-import { classifyHazard, mostSpecificHazard } from '../../../domain/hazard-rules.ts';
+import { mostSpecificHazard } from '../../../domain/hazard-rules.ts';
+import { classifyHazard } from '../../hazard-texts.ts';
 import { maskEmails } from '../../../domain/personal-data.ts';
 import type { Identifier, RecallDraft } from '../../../domain/recall.ts';
 import { classifyRemedy } from '../../../domain/remedy-rules.ts';

@@ -1,6 +1,6 @@
 /** One openFDA enforcement record (food, drug or device: one shape) → one RecallDraft. Pure. */
 import { compactToIsoDate } from '../../../domain/dates.ts';
-import { classifyHazard } from '../../../domain/hazard-rules.ts';
+import { classifyHazard } from '../../hazard-texts.ts';
 import type { Identifier, RecallDraft } from '../../../domain/recall.ts';
 import type { Severity } from '../../../domain/taxonomy.ts';
 import { exactIdentifiers } from '../../extract/field-codes.ts';

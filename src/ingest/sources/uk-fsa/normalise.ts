@@ -1,6 +1,6 @@
 /** One FSA food alert → one RecallDraft. Pure; the tables are exported for the readme and tests. */
 import { isCalendarDate } from '../../../domain/dates.ts';
-import { classifyHazard } from '../../../domain/hazard-rules.ts';
+import { classifyHazard } from '../../hazard-texts.ts';
 import type { Identifier, RecallDraft } from '../../../domain/recall.ts';
 import { classifyRemedy, isConcreteRemedy } from '../../../domain/remedy-rules.ts';
 import type { HazardCategory, Remedy, Severity } from '../../../domain/taxonomy.ts';

@@ -1,6 +1,6 @@
 /** One CPSC record → one RecallDraft. Pure. Contacts, injuries and firm lists are never read. */
 import { maskEmails } from '../../../domain/personal-data.ts';
-import { classifyHazard } from '../../../domain/hazard-rules.ts';
+import { classifyHazard } from '../../hazard-texts.ts';
 import { isCalendarDate } from '../../../domain/dates.ts';
 import type { IdentifierKind } from '../../../domain/identifiers/kinds.ts';
 import type { Identifier, RecallDraft } from '../../../domain/recall.ts';

@@ -1,6 +1,6 @@
 /** FSIS records → recall drafts. Pure. One per notice; no contact reaches a draft (press-release.ts). */
 import { isCalendarDate, latestIso } from '../../../domain/dates.ts';
-import { classifyHazard } from '../../../domain/hazard-rules.ts';
+import { classifyHazard } from '../../hazard-texts.ts';
 import type { IdentifierKind } from '../../../domain/identifiers/kinds.ts';
 import type { RecallDraft } from '../../../domain/recall.ts';
 import { classifyRemedy } from '../../../domain/remedy-rules.ts';

@@ -3,7 +3,7 @@
  * Every choice is order-independent, so reordered rows never amend a record. Pure.
  */
 import { compactToIsoDate } from '../../../domain/dates.ts';
-import { classifyHazard } from '../../../domain/hazard-rules.ts';
+import { classifyHazard } from '../../hazard-texts.ts';
 import { cleanText, normaliseIdentifier, stripLabel } from '../../../domain/identifiers/index.ts';
 import type { Identifier, RecallDraft } from '../../../domain/recall.ts';
 import { classifyRemedy } from '../../../domain/remedy-rules.ts';

@@ -1,15 +1,16 @@
 /**
- * What both engines' watches of the shared state (store-state.ts) have in common: the state row read once for
- * the uses that start while the read runs, the newer numbers kept, and a read started before a write through
- * this store not taken as confirming the state after it.
+ * What both engines' watches of the shared state (store-state.ts; engines/sqlite-watch.ts,
+ * engines/postgres-watch.ts) have in common: the state row read once for the uses that start while the read
+ * runs, the newer numbers kept, and a read started before a write through this store not taken as confirming
+ * the state after it.
  */
-import { compile } from '../compiled.ts';
-import type { Engine } from '../engine.ts';
-import type { StoreState, StoreStateWatch } from '../store-state.ts';
+import { compile } from './compiled.ts';
+import type { Engine } from './engine.ts';
+import type { StoreState, StoreStateWatch } from './store-state.ts';
 
 /**
  * A read of the state row in flight is shared only by uses that start within this many milliseconds of it. On
- * PostgreSQL, also the age past which state no read confirmed is read again before use (postgres-watch.ts).
+ * PostgreSQL, also the age past which state no read confirmed is read again before use (engines/postgres-watch.ts).
  */
 export const STATE_BOUND_MS = 1000;
 

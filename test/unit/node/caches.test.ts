@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { BoundedCache, CacheRegistry, memoized, VersionedCache } from '../../../src/domain/caches.ts';
+import { BoundedCache, CacheRegistry, memoized, VersionedCache } from '../../../src/node/caches.ts';
 
 test('a memoised function computes each input once while it is among the last `max` used', () => {
   const calls: string[] = [];
