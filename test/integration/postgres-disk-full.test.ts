@@ -8,33 +8,24 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { spawnSync } from 'node:child_process';
-import { chmodSync, closeSync, mkdirSync, mkdtempSync, openSync, rmSync, writeSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { chmodSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import pg from 'pg';
 import { createKey, ingestSamples, serveWithAdmin, serviceEnv, type startCli } from '../support/cli.ts';
 import { createTestDatabase, PG_ADMIN_URL, sqliteOnly, type TestDatabase } from '../support/database.ts';
 import { requireService } from '../support/services.ts';
+import { checkUntilRefused, fill, smallDisk } from '../support/small-disk.ts';
 import { until } from '../support/until.ts';
 
-const root = mkdtempSync(join(tmpdir(), 'recalls-pg-full-'));
-const mounted = join(root, 'fs');
-mkdirSync(mounted);
-chmodSync(root, 0o755); // the server reaches the tablespace through it
-// The server writes the tablespace: the tmpfs belongs to the user it runs as.
+// The server writes the tablespace: the tmpfs belongs to the user it runs as, on this machine.
 const owner = spawnSync('id', ['-u', 'postgres'], { encoding: 'utf8' });
-const mount =
-  owner.status === 0
-    ? spawnSync(
-        'mount',
-        ['-t', 'tmpfs', '-o', `size=8m,uid=${owner.stdout.trim()},mode=0700`, 'tmpfs', mounted],
-        { encoding: 'utf8' },
-      )
-    : owner;
+const disk =
+  owner.status === 0 ? smallDisk('pg-full', `size=8m,uid=${owner.stdout.trim()},mode=0700`) : undefined;
+if (disk !== undefined) chmodSync(disk.root, 0o755); // the server reaches the tablespace through it
+const mounted = disk?.path ?? '';
 const skip =
-  sqliteOnly('PostgreSQL whatever the engine') ||
-  (mount.status === 0 ? false : `cannot mount a tmpfs for postgres here: ${(mount.stderr || '').trim()}`);
+  sqliteOnly('PostgreSQL whatever the engine') || (disk === undefined ? 'no postgres user here' : disk.skip);
 const TABLESPACE = `recalls_full_${randomBytes(4).toString('hex')}`;
 
 async function asAdmin(sql: string, url = PG_ADMIN_URL): Promise<void> {
@@ -44,19 +35,6 @@ async function asAdmin(sql: string, url = PG_ADMIN_URL): Promise<void> {
     await client.query(sql);
   } finally {
     await client.end();
-  }
-}
-
-/** Fills the file system of `path` with a file there, until it refuses (ENOSPC). */
-function fill(path: string): void {
-  const fd = openSync(path, 'w');
-  const page = Buffer.alloc(8192);
-  try {
-    for (;;) writeSync(fd, page);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'ENOSPC') throw error;
-  } finally {
-    closeSync(fd);
   }
 }
 
@@ -82,8 +60,8 @@ describe('a PostgreSQL tablespace that fills up under serve', { skip, timeout: 2
 
   before(async (t) => {
     if (!(await requireService(t as never, 'PostgreSQL', PG_ADMIN_URL))) return;
-    db = await createTestDatabase(root, 'postgres');
-    const env = serviceEnv(db.url, root);
+    db = await createTestDatabase(disk!.root, 'postgres');
+    const env = serviceEnv(db.url, disk!.root);
     await ingestSamples(env);
     await asAdmin(`CREATE TABLESPACE ${TABLESPACE} LOCATION '${mounted}'`);
     await asAdmin(`ALTER TABLE checks SET TABLESPACE ${TABLESPACE}`, db.url);
@@ -96,8 +74,7 @@ describe('a PostgreSQL tablespace that fills up under serve', { skip, timeout: 2
     await serve?.done;
     await db?.drop();
     await asAdmin(`DROP TABLESPACE IF EXISTS ${TABLESPACE}`).catch(() => {});
-    spawnSync('umount', [mounted]);
-    rmSync(root, { recursive: true, force: true });
+    disk?.remove();
   });
 
   test('checks fail naming the cause and /readyz is not ready; both recover once space is back', async (t) => {
@@ -109,15 +86,7 @@ describe('a PostgreSQL tablespace that fills up under serve', { skip, timeout: 2
     t.after(() => rmSync(filler, { force: true }));
     fill(filler);
     // The table's last page may still hold a receipt or more: check until one cannot be written.
-    let failed: Response | undefined;
-    for (let i = 0; i < 400 && failed === undefined; i++) {
-      const res = await check();
-      if (res.status !== 201) failed = res;
-      else await res.arrayBuffer();
-    }
-    assert.ok(failed !== undefined, 'a check failed once the tablespace was full');
-    assert.equal(failed.status, 500);
-    assert.equal(((await failed.json()) as { type: string }).type, '/problems/internal');
+    await checkUntilRefused(check, 400);
     const notReady = await readyz();
     assert.equal(notReady.status, 503);
     assert.match(notReady.body.reason ?? '', /^writes fail: the disk is full \(53100: could not extend file/);

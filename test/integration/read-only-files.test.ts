@@ -8,24 +8,20 @@
  */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { ingestSamples, runCli } from '../support/cli.ts';
 import { sqliteOnly } from '../support/database.ts';
+import { smallDisk } from '../support/small-disk.ts';
 
-const root = mkdtempSync(join(tmpdir(), 'recalls-read-only-'));
-const mounted = join(root, 'fs');
-mkdirSync(mounted);
-const mount = spawnSync('mount', ['-t', 'tmpfs', '-o', 'size=24m', 'tmpfs', mounted], { encoding: 'utf8' });
-const skip =
-  sqliteOnly('SQLite files in a tmpfs') ||
-  (mount.status === 0 ? false : `cannot mount a tmpfs here: ${(mount.stderr || String(mount.error)).trim()}`);
+const disk = smallDisk('read-only', 'size=24m');
+const mounted = disk.path;
+const skip = sqliteOnly('SQLite files in a tmpfs') || disk.skip;
 
 const env = {
   DATABASE_URL: join(mounted, 'recalls.db'),
-  RECALLS_ARCHIVE_DIR: join(root, 'archive'),
+  RECALLS_ARCHIVE_DIR: join(disk.root, 'archive'),
   PORT: '0',
 };
 
@@ -39,10 +35,7 @@ describe('SQLite files on a read-only file system', { skip, timeout: 120_000 }, 
     await ingestSamples(env);
     remount('ro');
   });
-  after(() => {
-    spawnSync('umount', [mounted]);
-    rmSync(root, { recursive: true, force: true });
-  });
+  after(() => disk.remove());
 
   for (const args of [['ingest', '--from', 'samples'], ['migrate'], ['serve']]) {
     test(`${args[0]} stops with one line naming the read-only folder, status 1`, async () => {

@@ -6,20 +6,7 @@
  * Mounting a tmpfs needs root (or CAP_SYS_ADMIN): the suite skips, saying so, where it cannot.
  */
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
-import {
-  closeSync,
-  mkdirSync,
-  mkdtempSync,
-  openSync,
-  readFileSync,
-  rmSync,
-  statSync,
-  truncateSync,
-  writeFileSync,
-  writeSync,
-} from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, readFileSync, rmSync, statSync, truncateSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { SQLite } from '../../src/store/engines/sqlite-driver.ts';
@@ -33,35 +20,12 @@ import {
   type startCli,
 } from '../support/cli.ts';
 import { sqliteOnly } from '../support/database.ts';
+import { checkUntilRefused, fill, smallDisk } from '../support/small-disk.ts';
 import { until } from '../support/until.ts';
 
-const root = mkdtempSync(join(tmpdir(), 'recalls-storage-'));
-const mounted = join(root, 'fs');
-mkdirSync(mounted);
-const mount = spawnSync('mount', ['-t', 'tmpfs', '-o', 'size=24m', 'tmpfs', mounted], { encoding: 'utf8' });
-const skip =
-  sqliteOnly('SQLite files in a tmpfs') ||
-  (mount.status === 0 ? false : `cannot mount a tmpfs here: ${(mount.stderr || String(mount.error)).trim()}`);
-
-/** Fills the file system of `path` with a file there, until it refuses (ENOSPC). */
-function fill(path: string): void {
-  const fd = openSync(path, 'w');
-  const chunk = Buffer.alloc(1024 * 1024);
-  try {
-    for (;;) writeSync(fd, chunk);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'ENOSPC') throw error;
-    // the last partial megabyte too, a page at a time
-    const page = Buffer.alloc(4096);
-    try {
-      for (;;) writeSync(fd, page);
-    } catch (again) {
-      if ((again as NodeJS.ErrnoException).code !== 'ENOSPC') throw again;
-    }
-  } finally {
-    closeSync(fd);
-  }
-}
+const disk = smallDisk('storage', 'size=24m');
+const mounted = disk.path;
+const skip = sqliteOnly('SQLite files in a tmpfs') || disk.skip;
 
 describe('a disk that fills up under serve', { skip, timeout: 240_000 }, () => {
   let serve: ReturnType<typeof startCli>;
@@ -82,7 +46,7 @@ describe('a disk that fills up under serve', { skip, timeout: 240_000 }, () => {
   };
 
   before(async () => {
-    const env = serviceEnv(join(mounted, 'recalls.db'), root);
+    const env = serviceEnv(join(mounted, 'recalls.db'), disk.root);
     await ingestSamples(env);
     key = await createKey(env, 'scale');
     ({ run: serve, url, admin } = await serveWithAdmin(env));
@@ -90,8 +54,7 @@ describe('a disk that fills up under serve', { skip, timeout: 240_000 }, () => {
   after(async () => {
     serve?.child.kill('SIGKILL');
     await serve?.done;
-    spawnSync('umount', [mounted]);
-    rmSync(root, { recursive: true, force: true });
+    disk.remove();
   });
 
   test('checks fail naming the cause and /readyz is not ready; both recover once space is back', async (t) => {
@@ -101,16 +64,7 @@ describe('a disk that fills up under serve', { skip, timeout: 240_000 }, () => {
     const filler = join(mounted, 'filler');
     t.after(() => rmSync(filler, { force: true }));
     fill(filler);
-    // The WAL may still hold room for a receipt or two: check until one cannot be written.
-    let failed: Response | undefined;
-    for (let i = 0; i < 50 && failed === undefined; i++) {
-      const res = await check();
-      if (res.status !== 201) failed = res;
-      else await res.arrayBuffer();
-    }
-    assert.ok(failed !== undefined, 'a check failed once the disk was full');
-    assert.equal(failed.status, 500);
-    assert.equal(((await failed.json()) as { type: string }).type, '/problems/internal');
+    await checkUntilRefused(check, 50);
     const notReady = await readyz();
     assert.equal(notReady.status, 503);
     // SQLite says SQLITE_FULL, or an I/O error when it is the shared-memory or WAL file that cannot grow
@@ -168,17 +122,17 @@ describe('a disk that fills up under serve', { skip, timeout: 240_000 }, () => {
 });
 
 describe('a disk that fills up under an ingest', { skip, timeout: 240_000 }, () => {
-  const base = mkdtempSync(join(tmpdir(), 'recalls-ingest-full-'));
-  const fsDir = join(base, 'fs');
-  const mirror = join(base, 'mirror');
+  let small: ReturnType<typeof smallDisk>;
+  let base: string;
+  let fsDir: string;
+  let mirror: string;
   let env: Record<string, string>;
 
   before(() => {
-    mkdirSync(fsDir);
-    const mounted = spawnSync('mount', ['-t', 'tmpfs', '-o', 'size=16m', 'tmpfs', fsDir], {
-      encoding: 'utf8',
-    });
-    assert.equal(mounted.status, 0, mounted.stderr);
+    small = smallDisk('ingest-full', 'size=16m');
+    assert.equal(small.skip, false, String(small.skip));
+    ({ root: base, path: fsDir } = small);
+    mirror = join(base, 'mirror');
     // The project's fictional food sample, its records copied 3000 times (a few MB stored).
     const sample = JSON.parse(readFileSync(join(ROOT, 'samples', 'us-fda-food', 'page-1.json'), 'utf8')) as {
       meta: { results: { limit: number; total: number } };
@@ -203,10 +157,7 @@ describe('a disk that fills up under an ingest', { skip, timeout: 240_000 }, () 
     );
     env = { DATABASE_URL: join(fsDir, 'recalls.db'), RECALLS_ARCHIVE_DIR: join(base, 'archive') };
   });
-  after(() => {
-    spawnSync('umount', [fsDir]);
-    rmSync(base, { recursive: true, force: true });
-  });
+  after(() => small?.remove());
 
   test('the source fails naming the cause in one line, no stack, and the next run with space goes on', async () => {
     assert.equal((await runCli(['migrate'], env)).code, 0);
