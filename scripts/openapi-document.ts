@@ -15,6 +15,7 @@ import { buildApp } from '../src/http/app.ts';
 import { createMemoryBurstLimiter } from '../src/node/burst-limiter.ts';
 import { SOURCE_ADAPTERS, SOURCE_IDS } from '../src/ingest/registry.ts';
 import { openStore } from '../src/store/database.ts';
+import { CacheRegistry } from '../src/node/caches.ts';
 
 /** The served OpenAPI 3.1 document, as a plain JSON object (a fresh copy each call). */
 export async function openApiDocument(): Promise<Record<string, unknown>> {
@@ -22,9 +23,16 @@ export async function openApiDocument(): Promise<Record<string, unknown>> {
   try {
     const config = loadConfig({ RECALLS_ARCHIVE_DIR: join(dir, 'archive') }, SOURCE_IDS);
     config.database = { engine: 'sqlite', path: join(dir, 'recalls.db') };
-    const store = await openStore(config.database);
+    const caches = new CacheRegistry();
+    const store = await openStore(config.database, { caches });
     const burstLimiter = createMemoryBurstLimiter();
-    const app = await buildApp({ store, config, sources: SOURCE_ADAPTERS.map((a) => a.meta), burstLimiter });
+    const app = await buildApp({
+      store,
+      config,
+      sources: SOURCE_ADAPTERS.map((a) => a.meta),
+      burstLimiter,
+      caches,
+    });
     try {
       const response = await app.inject({ method: 'GET', url: '/v1/openapi.json' });
       if (response.statusCode !== 200)

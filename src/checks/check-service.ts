@@ -3,7 +3,7 @@
  * set-based match, receipt plus charge. What it refuses it throws as domain errors (errors.ts).
  */
 import { randomBase62 } from '../domain/api-keys.ts';
-import { VersionedCache } from '../node/caches.ts';
+import { VersionedCache, type CacheRegistry } from '../node/caches.ts';
 import { buildReceipt, planCheck, type CheckReceipt } from '../domain/check.ts';
 import { InvalidInput, QuotaExceeded } from '../domain/errors.ts';
 import { usageMonth } from '../domain/meters.ts';
@@ -77,9 +77,12 @@ export class CheckService {
   /** The match rules' buckets at the corpus version held (a few per thousand identifiers): one entry. */
   private readonly ruleBuckets: VersionedCache<'buckets', Set<string>>;
 
-  constructor(private readonly store: Store) {
-    this.sizes = store.caches.add(new VersionedCache('corpus-size', { max: 1 }));
-    this.ruleBuckets = store.caches.add(new VersionedCache('rule-buckets', { max: 1 }));
+  constructor(
+    private readonly store: Store,
+    caches: CacheRegistry,
+  ) {
+    this.sizes = caches.add(new VersionedCache('corpus-size', { max: 1 }));
+    this.ruleBuckets = caches.add(new VersionedCache('rule-buckets', { max: 1 }));
   }
 
   /** The buckets holding a match rule: a check probes only those of its identifiers' rule buckets. */

@@ -78,7 +78,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   );
   for (const schema of SHARED_SCHEMAS) app.addSchema(schema);
 
-  const { caches } = deps.store;
+  const { caches } = deps;
   const ledger = new QuotaLedger(deps.store, {
     rule: { maxBlock: deps.config.quota.leaseBlock, share: LEASE_SHARE },
     idleReturnMs: deps.config.quota.idleReturnMs,

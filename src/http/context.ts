@@ -6,6 +6,7 @@ import type { Store } from '../store/database.ts';
 import type { ApiKeyRecord } from '../store/keys-store.ts';
 import type { LedgerFigures, QuotaHold } from '../quota/ledger.ts';
 import type { BurstLimiter } from '../node/burst-limiter.ts';
+import type { CacheRegistry } from '../node/caches.ts';
 
 /** A JSON Schema, opaque here (a TSchema would make every route's type instantiation too deep). */
 type JsonSchema = object;
@@ -69,6 +70,8 @@ export interface AppDeps {
   /** Every registered source's static facts, in source-id order. */
   sources: readonly SourceMeta[];
   burstLimiter: BurstLimiter;
+  /** The process's named caches (node/caches.ts), the store's among them: the app lists its own there too. */
+  caches: CacheRegistry;
   clock?: () => Date;
   /** Fastify logger option: false in tests, pino options when serving. */
   logger?: boolean | Record<string, unknown>;

@@ -35,11 +35,6 @@ export interface Store {
   readonly report: ReportStore;
   /** The key paging cursors are signed with: made by the first migration, the same on every node. */
   readonly cursorSecret: Buffer;
-  /**
-   * The registry the process handed to `openStore` (node/caches.ts): the store's caches are listed in it, and
-   * the HTTP layer and the checks list theirs there too.
-   */
-  readonly caches: CacheRegistry;
   /** The migrations opening the store applied, in order (none when the database was up to date). */
   readonly migrated: readonly string[];
   /**
@@ -176,7 +171,6 @@ export async function openStore(
     locks: new LocksStore(db),
     report: new ReportStore(db),
     cursorSecret,
-    caches,
     migrated,
     readiness: () => readiness(engine),
     async corpusVersion() {

@@ -22,6 +22,7 @@ import { createMemoryBurstLimiter, type BurstLimiter } from '../../src/node/burs
 import { SOURCE_ADAPTERS, SOURCE_IDS } from '../../src/ingest/registry.ts';
 import { openStore, type Store } from '../../src/store/database.ts';
 import { sqliteOnly } from '../support/database.ts';
+import { CacheRegistry } from '../../src/node/caches.ts';
 
 const CHROMIUM = '/usr/bin/chromium';
 const REQUIRE_BROWSER_ENV = 'RECALLS_REQUIRE_BROWSER';
@@ -94,9 +95,16 @@ describe('the /docs page in a real browser', { skip }, () => {
     dir = mkdtempSync(join(tmpdir(), 'recalls-docs-'));
     const config = loadConfig({ RECALLS_ARCHIVE_DIR: join(dir, 'archive') }, SOURCE_IDS);
     config.database = { engine: 'sqlite', path: join(dir, 'recalls.db') };
-    store = await openStore(config.database);
+    const caches = new CacheRegistry();
+    store = await openStore(config.database, { caches });
     burstLimiter = createMemoryBurstLimiter();
-    app = await buildApp({ store, config, sources: SOURCE_ADAPTERS.map((a) => a.meta), burstLimiter });
+    app = await buildApp({
+      store,
+      config,
+      sources: SOURCE_ADAPTERS.map((a) => a.meta),
+      burstLimiter,
+      caches,
+    });
     const address = await app.listen({ port: 0, host: '127.0.0.1' });
     assert.match(address, /^http:\/\/127\.0\.0\.1:\d+$/);
     port = new URL(address).port;

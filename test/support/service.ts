@@ -16,6 +16,7 @@ import { openStore, type Store } from '../../src/store/database.ts';
 import { createTestDatabase } from './database.ts';
 import { watchResponses } from './openapi-responses.ts';
 import { until } from './until.ts';
+import { CacheRegistry } from '../../src/node/caches.ts';
 
 export interface TestService {
   url: string;
@@ -61,7 +62,8 @@ export async function startService(
   );
   const testDb = await createTestDatabase(dir, options.engine);
   config.database = testDb.database;
-  const store = await openStore(config.database);
+  const caches = new CacheRegistry();
+  const store = await openStore(config.database, { caches });
   await store.sources.register(
     SOURCE_ADAPTERS.map((a) => ({ id: a.meta.id, agency: a.meta.agency, jurisdiction: a.meta.jurisdiction })),
   );
@@ -70,6 +72,7 @@ export async function startService(
     config,
     sources: SOURCE_ADAPTERS.map((a) => a.meta),
     burstLimiter: createMemoryBurstLimiter(),
+    caches,
     clock: options.clock,
     logger: options.logger,
   });

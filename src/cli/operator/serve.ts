@@ -61,6 +61,7 @@ export async function serveApi(rt: Runtime): Promise<string> {
     config: rt.config,
     sources,
     burstLimiter,
+    caches: rt.caches,
     logger: { level: rt.config.logLevel },
     metrics,
   });

@@ -91,7 +91,7 @@ function receiptMeta(ctx: RouteContext, receipt: CheckReceipt, dataAsOf: string 
 
 export const checkRoutes: FastifyPluginAsyncTypebox<RouteContext> = async (app, ctx) => {
   const { deps, catalog, now } = ctx;
-  const service = new CheckService(deps.store);
+  const service = new CheckService(deps.store, deps.caches);
 
   app.post(
     '/checks',
