@@ -9,33 +9,7 @@ import type { Plan } from '../../config.ts';
 import { QuotaExceeded } from '../../domain/errors.ts';
 import { usageMonth } from '../../domain/meters.ts';
 import type { LeaseHold, QuotaLedger } from '../../quota/ledger.ts';
-
-/** Whole seconds from `now` to the start of the next calendar month (UTC), when monthly quotas start again. */
-function secondsToNextMonth(now: Date): number {
-  const next = Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + 1, 1);
-  return Math.max(1, Math.ceil((next - now.getTime()) / 1000));
-}
-
-/**
- * Adds a monthly quota to the RateLimit fields (IETF RateLimit header fields, a policy beside the burst limit):
- * `"<policy>";q=<limit>` and `"<policy>";r=<left>;t=<seconds until next month>`. The policies are `"month"`,
- * the key's requests, on every keyed answer, and `"identifiers"`, the identifiers its checks may check, on
- * the answers of `POST /v1/checks`.
- */
-export function monthlyFields(
-  reply: FastifyReply,
-  policy: 'month' | 'identifiers',
-  limit: number,
-  left: number,
-  now: Date,
-): void {
-  const join = (name: string, item: string) => {
-    const present = reply.getHeader(name);
-    reply.header(name, present === undefined ? item : `${String(present)}, ${item}`);
-  };
-  join('RateLimit-Policy', `"${policy}";q=${limit}`);
-  join('RateLimit', `"${policy}";r=${left};t=${secondsToNextMonth(now)}`);
-}
+import { monthlyFields } from '../rate-limit-fields.ts';
 
 /** Settles the hold when the connection closes: used when a 2xx answer was sent in full. */
 function settleOnClose(reply: FastifyReply, hold: LeaseHold): void {

@@ -5,7 +5,7 @@ import { assertWellFormed, CheckService } from '../../checks/check-service.ts';
 import type { CheckReceipt } from '../../domain/check.ts';
 import { MAX_VALUE_LENGTH } from '../../domain/identifiers/normalise.ts';
 import { Ref, Text } from '../../domain/json-schema.ts';
-import { monthlyFields } from '../gates/quota.ts';
+import { monthlyFields } from '../rate-limit-fields.ts';
 import { invalidParameter } from '../problems.ts';
 import { Walk } from '../paging.ts';
 import { ProblemError } from '../problems.ts';
