@@ -9,7 +9,7 @@ import { randomBytes } from 'node:crypto';
 import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, renameSync, rmSync, statSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import type { Config } from '../config.ts';
-import { openSqlite, type SqliteEngine } from './engines/sqlite.ts';
+import { openSqlite } from './engines/sqlite.ts';
 import { corpusPathOf } from './engines/sqlite-files.ts';
 
 /** Why a backup was not made: nothing was written. */
@@ -23,9 +23,6 @@ export interface BackupFile {
   bytes: number;
 }
 
-/** The most pages the driver copies in one step (its cap): every page, in one read transaction. */
-const ALL_PAGES = 0x7fffffff;
-
 /** The files SQLite keeps beside a database while it is open (a stale one would be read as this file's). */
 const SIDECARS = ['-wal', '-shm', '-journal'];
 
@@ -34,13 +31,6 @@ function sameFile(a: string, b: string): boolean {
   const x = statSync(a);
   const y = statSync(b);
   return x.dev === y.dev && x.ino === y.ino;
-}
-
-/** Copies one schema of the engine's connection to `to` in one step (the first, of no page, only opens the backup). */
-async function copy(engine: SqliteEngine, schema: 'main' | 'corpus', to: string): Promise<void> {
-  // `attached` is the driver's (documented, missing from its types): the schema to copy.
-  const options = { attached: schema, progress: () => ALL_PAGES };
-  await engine.connection.backup(to, options);
 }
 
 function removeSidecars(path: string): void {
@@ -106,7 +96,7 @@ export async function backupDatabase(
   }));
   const engine = openSqlite(live);
   try {
-    for (const t of partial) await copy(engine, t.schema, t.temp);
+    for (const t of partial) await engine.snapshot(t.schema, t.temp);
     // Checked again now that the copies are made: a file that appeared meanwhile is not replaced unasked.
     if (!force)
       for (const { path } of partial)

@@ -15,7 +15,7 @@ import { IdentifiersStore } from './identifiers-store.ts';
 import { IngestStore } from './ingest-store.ts';
 import { KeysStore } from './keys-store.ts';
 import { LocksStore } from './locks-store.ts';
-import { MigratedMeanwhile, migrationProvider } from './migrations/index.ts';
+import { migrationProvider } from './migrations/index.ts';
 import { RecallsStore } from './recalls-store.ts';
 import { ReportStore } from './report-store.ts';
 import { SourcesStore } from './sources-store.ts';
@@ -88,13 +88,8 @@ async function readiness(engine: Engine): Promise<Readiness> {
  */
 export async function migrate(engine: Engine): Promise<string[]> {
   const migrator = new Migrator({ db: engine.db, provider: migrationProvider(engine) });
-  const applied: string[] = [];
-  for (;;) {
-    const { error, results } = await migrator.migrateToLatest();
-    applied.push(...(results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName));
-    if (error === undefined) return applied;
-    // Another process applied some while 0011-corpus-file's move ran outside the lock: read them again under it.
-    if (error instanceof MigratedMeanwhile) continue;
+  const { error, results } = await migrator.migrateToLatest();
+  if (error !== undefined) {
     const newer = /previously executed migration (.+) is missing/.exec((error as Error).message)?.[1];
     if (newer !== undefined)
       throw new DatabaseError(
@@ -105,6 +100,7 @@ export async function migrate(engine: Engine): Promise<string[]> {
       cause: error,
     });
   }
+  return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
 }
 
 /** What a DatabaseError says when the database was not reached at all. */
@@ -140,6 +136,7 @@ export async function openStore(
   let migrated: string[];
   try {
     migrated = await migrate(engine);
+    await engine.ready();
     if (bounded) {
       await engine.close();
       engine = await openEngine(database, caches, REQUEST_WAIT_MS);

@@ -107,6 +107,8 @@ export interface Engine {
   keysStateSql(): string[];
   /** This node's watch of the shared state (store-state.ts); `clock` in milliseconds, monotonic. */
   watchState(clock?: () => number): StoreStateWatch;
+  /** Runs once the schema is current: SQLite moves corpus tables still among the service's records to their file. */
+  ready(): Promise<void>;
   /**
    * Throws, saying why, when the database this engine opened does not answer as itself now: a read of the
    * state rows fails (the server refuses, a table is gone), or on SQLite a file at its path is not the one

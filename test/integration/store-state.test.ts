@@ -216,7 +216,8 @@ async function withDatabase(
   const mine = openRawEngine(db.database);
   const other = openRawEngine(db.database);
   try {
-    await migrate(mine); // on SQLite the corpus tables move to the corpus file (migration 0011)
+    await migrate(mine);
+    await mine.ready(); // as a store opens it: on SQLite the corpus tables move to the corpus file
     await run(mine, other);
   } finally {
     await other.close();

@@ -1,7 +1,7 @@
 /**
  * A worker thread that opens the SQLite store at `workerData.path` (migrating it) once every worker of its
  * round is ready: `workerData.ready` counts them (Int32Array on a SharedArrayBuffer), so they start together.
- * Posts `{ applied }` (the migrations this one applied) or `{ error }`.
+ * Posts `{ applied }` (how many migrations this one applied) or `{ error }`.
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import { migrate } from '../../src/store/database.ts';
@@ -13,7 +13,9 @@ Atomics.notify(ready, 0);
 while (Atomics.load(ready, 0) < together) Atomics.wait(ready, 0, Atomics.load(ready, 0), 1000);
 const engine = openSqlite(path);
 try {
-  parentPort!.postMessage({ applied: await migrate(engine) });
+  const applied = await migrate(engine);
+  await engine.ready();
+  parentPort!.postMessage({ applied: applied.length });
 } catch (error) {
   parentPort!.postMessage({ error: String((error as Error).cause ?? error) });
 } finally {

@@ -103,6 +103,7 @@ export function openPostgres(url: string, caches = new CacheRegistry(), bounds: 
     watchState(clock) {
       return new PostgresStateWatch(this, url, clock);
     },
+    ready: async () => {},
     async check() {
       const { rows } = await pool.query<{ v: unknown; k: unknown }>(STATE_ROWS);
       const row = rows[0];

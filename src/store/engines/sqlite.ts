@@ -28,7 +28,7 @@ import {
   type Prepared,
 } from '../engine.ts';
 import type { Database } from '../schema.ts';
-import { corpusPathOf, openPair } from './sqlite-files.ts';
+import { corpusPathOf, moveCorpusTables, openPair } from './sqlite-files.ts';
 import type { SqliteDatabase, SqliteStatement } from './sqlite-driver.ts';
 import { SqliteStateWatch } from './sqlite-watch.ts';
 
@@ -80,14 +80,17 @@ class MigrationLockingDialect extends SqliteDialect {
   }
 }
 
-/** The SQLite engine, with its one connection: for what only SQLite does (the backup, the corpus file's migration). */
-export interface SqliteEngine extends Engine {
-  readonly name: 'sqlite';
-  readonly connection: SqliteDatabase;
-}
+/** The most pages the driver copies in one step (its cap): every page, in one read transaction. */
+const ALL_PAGES = 0x7fffffff;
 
-export function isSqlite(engine: Engine): engine is SqliteEngine {
-  return engine.name === 'sqlite';
+/** The SQLite engine, and what only it can do. */
+export interface SqliteEngine extends Engine {
+  /**
+   * Copies one file of the pair (`main`, the service's records, or `corpus`) to `to` with SQLite's online backup
+   * API in one step, that is in one read transaction: a consistent snapshot of that file, which in WAL mode holds
+   * up no writer (../backup.ts).
+   */
+  snapshot(schema: 'main' | 'corpus', to: string): Promise<void>;
 }
 
 /** Opens the service's records at `path` with the corpus file beside it (`corpusPathOf`). */
@@ -162,7 +165,6 @@ export function openSqlite(path: string, caches = new CacheRegistry()): SqliteEn
 
   return {
     name: 'sqlite',
-    connection,
     db,
     textType: 'text',
     serialPrimaryKey: 'integer',
@@ -191,6 +193,7 @@ export function openSqlite(path: string, caches = new CacheRegistry()): SqliteEn
       const corpus = connection.prepare('PRAGMA corpus.data_version').pluck();
       return new SqliteStateWatch(this, () => `${main.get() as number} ${corpus.get() as number}`, clock);
     },
+    ready: async () => moveCorpusTables(connection),
     async check() {
       for (const file of files) {
         let id: string;
@@ -265,6 +268,11 @@ export function openSqlite(path: string, caches = new CacheRegistry()): SqliteEn
       let statement = direct.get(text);
       if (statement === undefined) direct.set(text, (statement = connection.prepare(text)));
       for (const row of rows) statement.run(...row);
+    },
+    async snapshot(schema, to) {
+      // `attached` is the driver's (documented, missing from its types): the schema to copy.
+      const options = { attached: schema, progress: () => ALL_PAGES };
+      await connection.backup(to, options);
     },
     close: () => db.destroy(),
   };

@@ -1,9 +1,9 @@
 /**
  * The migration list, applied in order by Kysely's Migrator. Each migration receives the
  * engine so that the few engine-specific statements (triggers) come from the engine file.
- * On SQLite, the migrations before 0011 make the corpus tables in the service file and 0011 moves them to their
- * own file (engines/sqlite-files.ts): on a database migrated before, a later migration finds them in schema
- * `corpus`, where an index on one must be created (`CREATE INDEX corpus.name ON recalls …`).
+ * On SQLite, migrations run before the corpus tables move to their own file (engines/sqlite.ts): on a database
+ * migrated before, a later migration finds them in schema `corpus`, where an index on one must be created
+ * (`CREATE INDEX corpus.name ON recalls …`).
  */
 import type { Kysely, Migration, MigrationProvider } from 'kysely';
 import type { Engine } from '../engine.ts';
@@ -17,9 +17,6 @@ import * as quotaLeases from './0007-quota-leases.ts';
 import * as keysState from './0008-keys-state.ts';
 import * as sourceRuns from './0009-source-runs.ts';
 import * as ruleBuckets from './0010-rule-buckets.ts';
-import * as corpusFile from './0011-corpus-file.ts';
-
-export { MigratedMeanwhile } from './0011-corpus-file.ts';
 
 type EngineMigration = { up(db: Kysely<unknown>, engine: Engine): Promise<void> };
 
@@ -34,7 +31,6 @@ const MIGRATIONS: Record<string, EngineMigration> = {
   '0008-keys-state': keysState,
   '0009-source-runs': sourceRuns,
   '0010-rule-buckets': ruleBuckets,
-  '0011-corpus-file': corpusFile,
 };
 
 /** The migrations' names, in order. */
