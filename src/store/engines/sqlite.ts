@@ -28,7 +28,8 @@ import {
   type Prepared,
 } from '../engine.ts';
 import type { Database } from '../schema.ts';
-import { corpusPathOf, moveCorpusTables, openPair } from './sqlite-files.ts';
+import { moveCorpusTables } from '../migrations/corpus-file.ts';
+import { corpusPathOf, openPair } from './sqlite-files.ts';
 import type { SqliteDatabase, SqliteStatement } from './sqlite-driver.ts';
 import { SqliteStateWatch } from './sqlite-watch.ts';
 

@@ -1,7 +1,7 @@
 /**
  * The migration list, applied in order by Kysely's Migrator. Each migration receives the
  * engine so that the few engine-specific statements (triggers) come from the engine file.
- * On SQLite, migrations run before the corpus tables move to their own file (engines/sqlite.ts): on a database
+ * On SQLite, migrations run before the corpus tables move to their own file (corpus-file.ts): on a database
  * migrated before, a later migration finds them in schema `corpus`, where an index on one must be created
  * (`CREATE INDEX corpus.name ON recalls …`).
  */
