@@ -7,6 +7,7 @@ import { spawnSync } from 'node:child_process';
 import { closeSync, mkdirSync, mkdtempSync, openSync, rmSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { until } from './until.ts';
 
 export interface SmallDisk {
   /** The temporary folder that holds the mount point (and anything else the test keeps off the small disk). */
@@ -57,18 +58,59 @@ export function fill(path: string): void {
   }
 }
 
+/** A serving node as a full-disk test drives it. */
+export interface ServingNode {
+  /** One check of a new identifier. */
+  check(): Promise<Response>;
+  /** Its admin listener's `/readyz`. */
+  readyz(): Promise<{ status: number; body: { status: string; reason?: string } }>;
+  /** Its log so far. */
+  output(): string;
+}
+
 /**
- * Checks until one cannot be written (what is left of a page or a WAL may still hold a receipt or more), at most
- * `tries`; that one must be a 500 `/problems/internal`.
+ * Fills the small disk at `path` under a serving node and holds it to what an operator is told
+ * (docs/metrics.md): checks go on until one cannot be written (what is left of a page or a WAL may hold a
+ * receipt or more; at most `tries`), that one a 500 `/problems/internal`; `/readyz` is 503 with a `reason`
+ * matching `reason`, the log names `logged`. Once space is back a check is recorded and `/readyz` is 200
+ * again, without a restart.
  */
-export async function checkUntilRefused(check: () => Promise<Response>, tries: number): Promise<void> {
-  let failed: Response | undefined;
-  for (let i = 0; i < tries && failed === undefined; i++) {
-    const res = await check();
-    if (res.status !== 201) failed = res;
-    else await res.arrayBuffer();
+export async function fullThenFreed(
+  node: ServingNode,
+  { path, tries, reason, logged }: { path: string; tries: number; reason: RegExp; logged: RegExp },
+): Promise<void> {
+  assert.equal((await node.check()).status, 201);
+  assert.deepEqual((await node.readyz()).body, { status: 'ready' });
+  const filler = join(path, 'filler');
+  try {
+    fill(filler);
+    let failed: Response | undefined;
+    for (let i = 0; i < tries && failed === undefined; i++) {
+      const res = await node.check();
+      if (res.status !== 201) failed = res;
+      else await res.arrayBuffer();
+    }
+    assert.ok(failed !== undefined, `a check failed within ${tries} once the disk was full`);
+    assert.equal(failed.status, 500);
+    assert.equal(((await failed.json()) as { type: string }).type, '/problems/internal');
+    const notReady = await node.readyz();
+    assert.equal(notReady.status, 503);
+    assert.match(notReady.body.reason ?? '', reason);
+    // The log is written asynchronously: wait for its line.
+    await until(
+      () => logged.test(node.output()),
+      () => `the log names the cause; it has: ${node.output()}`,
+      { timeoutMs: 10_000, intervalMs: 50 },
+    );
+  } finally {
+    rmSync(filler, { force: true });
   }
-  assert.ok(failed !== undefined, `a check failed within ${tries} once the disk was full`);
-  assert.equal(failed.status, 500);
-  assert.equal(((await failed.json()) as { type: string }).type, '/problems/internal');
+  const again = await node.check();
+  assert.equal(again.status, 201, await again.clone().text());
+  // not ready for STORAGE_FAILURE_MS after the last failed write, then ready: no restart
+  await until(
+    async () => (await node.readyz()).status === 200,
+    () => 'ready again',
+    { timeoutMs: 60_000, intervalMs: 250 },
+  );
 }
