@@ -9,7 +9,9 @@ import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, mkdtempSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { spawn } from 'node:child_process';
 import { once } from 'node:events';
+import { createRequire } from 'node:module';
 import { after, describe, test } from 'node:test';
 import { Worker } from 'node:worker_threads';
 import { Migrator } from 'kysely';
@@ -17,7 +19,7 @@ import { lookupKeys } from '../../src/domain/identifiers/match-keys.ts';
 import { openStore } from '../../src/store/database.ts';
 import { openSqlite } from '../../src/store/engines/sqlite.ts';
 import { CORPUS_TABLES, corpusPathOf } from '../../src/store/engines/sqlite-files.ts';
-import { SQLite } from '../../src/store/engines/sqlite-driver.ts';
+import { SQLite, SQLITE_DRIVER } from '../../src/store/engines/sqlite-driver.ts';
 import { MIGRATION_NAMES, migrationProvider } from '../../src/store/migrations/index.ts';
 import { runCli } from '../support/cli.ts';
 import { sqliteOnly } from '../support/database.ts';
@@ -173,6 +175,34 @@ describe('SQLite: the corpus in a file of its own', { skip: sqliteOnly('the SQLi
       );
       assert.ok(tablesOf(corpusPathOf(path)).includes('recalls'));
       assert.ok(!tablesOf(path).includes('recalls'));
+    }
+  });
+
+  test('a new file whose write lock another process holds is switched to WAL once the lock is let go', async () => {
+    // SQLite answers a switch to WAL with SQLITE_BUSY at once, without its busy timeout, while another
+    // connection holds the new file's write lock: two processes opening one new database together met it.
+    const path = join(dir, 'held.db');
+    const holder = spawn(
+      process.execPath,
+      [
+        '-e',
+        `const db = new (require(${JSON.stringify(createRequire(import.meta.url).resolve(SQLITE_DRIVER))}))(${JSON.stringify(path)});
+         db.exec('CREATE TABLE held (x)'); db.exec('BEGIN IMMEDIATE'); db.exec('INSERT INTO held VALUES (1)');
+         console.log('locked'); setTimeout(() => { db.exec('COMMIT'); db.close(); }, 300);`,
+      ],
+      { stdio: ['ignore', 'pipe', 'inherit'] },
+    );
+    const exited = once(holder, 'exit');
+    const [line] = (await once(holder.stdout, 'data')) as [Buffer];
+    assert.equal(line.toString().trim(), 'locked');
+    const engine = openSqlite(path);
+    try {
+      const raw = new SQLite(path, { readonly: true });
+      assert.equal(raw.pragma('journal_mode', { simple: true }), 'wal');
+      raw.close();
+    } finally {
+      await engine.close();
+      await exited;
     }
   });
 

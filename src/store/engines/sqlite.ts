@@ -97,11 +97,11 @@ export interface SqliteEngine extends Engine {
 /** Opens the service's records at `path` with the corpus file beside it (`corpusPathOf`). */
 export function openSqlite(path: string, caches = new CacheRegistry()): SqliteEngine {
   const connection = openPair(path);
-  for (const schema of ['main', 'corpus']) {
-    connection.pragma(`${schema}.journal_mode = WAL`);
+  connection.pragma(`busy_timeout = ${BUSY_DEADLINE_MS}`);
+  for (const schema of ['main', 'corpus'] as const) {
+    useWal(connection, schema);
     connection.pragma(`${schema}.synchronous = NORMAL`);
   }
-  connection.pragma(`busy_timeout = ${BUSY_DEADLINE_MS}`);
   connection.pragma('foreign_keys = ON');
   // 32 MiB of page cache for the corpus (the default is 2 MiB): holds the interior pages of the identifier
   // and order indexes at millions of rows (~3 MB per index at 10 M entries), so a probe reads one
@@ -277,6 +277,25 @@ export function openSqlite(path: string, caches = new CacheRegistry()): SqliteEn
     },
     close: () => db.destroy(),
   };
+}
+
+/**
+ * Switches one file of the pair to WAL. On a new file (still in rollback mode) the switch writes its header, and
+ * while another connection holds that file's write lock (another process switching the same new file, or
+ * migrating it) SQLite answers SQLITE_BUSY at once, without its busy handler; so the switch is tried again,
+ * every 5 ms, for up to BUSY_DEADLINE_MS. A file already in WAL mode takes no lock.
+ */
+function useWal(connection: SqliteDatabase, schema: 'main' | 'corpus'): void {
+  const deadline = Date.now() + BUSY_DEADLINE_MS;
+  for (;;) {
+    try {
+      connection.pragma(`${schema}.journal_mode = WAL`);
+      return;
+    } catch (error) {
+      if ((error as { code?: string }).code !== 'SQLITE_BUSY' || Date.now() > deadline) throw error;
+      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 5); // opening is synchronous: so is the pause
+    }
+  }
 }
 
 /** Which file is at `path` (device and inode), to tell it from another put there later. */
