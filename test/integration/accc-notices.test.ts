@@ -143,12 +143,22 @@ describe(
       const triumph = await recall('2026/21039');
       assert.equal(triumph.source.record_id, '2026/21039');
       assert.deepEqual(triumph.product.brands, ['Triumph Motorcycles']);
-      const yoyo = await json(await s.request('/v1/identifiers/ean/5055300413055', { key }));
-      assert.deepEqual(
-        yoyo.data.map((r: { id: string }) => r.id),
-        [recallId(SOURCE, '2026/21040')],
-      );
-      assert.equal(yoyo.data[0].match.confidence, 'extracted');
+      // The three EAN/UPC pairs the Yoyo page prints under "Other identifying numbers".
+      for (const [kind, value] of [
+        ['ean', '5055300413055'],
+        ['upc', '813371022959'],
+        ['ean', '5055300413062'],
+        ['upc', '813371022966'],
+        ['ean', '5055300413406'],
+        ['upc', '813371024922'],
+      ]) {
+        const found = await json(await s.request(`/v1/identifiers/${kind}/${value}`, { key }));
+        assert.deepEqual(
+          found.data.map((r: { id: string; match: { confidence: string } }) => [r.id, r.match.confidence]),
+          [[recallId(SOURCE, '2026/21040'), 'extracted']],
+          `${kind} ${value}`,
+        );
+      }
       const failed = await recall(items[2]!.guid!);
       assert.deepEqual(
         [failed.title, failed.product.brands],
