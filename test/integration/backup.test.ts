@@ -43,7 +43,7 @@ describe('recalls backup', { skip: sqliteOnly('it copies SQLite files') }, () =>
   async function serve(databaseUrl: string): Promise<string> {
     const run = startCli(['serve'], { ...env, DATABASE_URL: databaseUrl, PORT: '0', LOG_LEVEL: 'info' });
     runs.push(run);
-    return listeningUrl(run, 60_000);
+    return listeningUrl(run);
   }
 
   function request(base: string, path: string, body?: unknown): Promise<Response> {

@@ -94,8 +94,7 @@ const started: ReturnType<typeof startCli>[] = [];
 async function startNode(env: Record<string, string>): Promise<Node> {
   const run = startCli(['serve'], { ...env, PORT: '0', LOG_LEVEL: 'info' });
   started.push(run);
-  // three processes starting at once on a busy 2-core machine can take a while
-  const url = await listeningUrl(run, 60_000);
+  const url = await listeningUrl(run);
   return { url, run };
 }
 

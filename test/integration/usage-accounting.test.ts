@@ -303,8 +303,7 @@ describe('three API processes leasing one database’s quotas', { timeout: 180_0
     assert.equal((await runCli(['migrate'], env)).code, 0);
     store = await openStore(db.database);
     runs = [0, 1, 2].map(() => startCli(['serve'], { ...env, PORT: '0', LOG_LEVEL: 'info' }));
-    // three processes starting at once on a busy machine: give them time
-    nodes = await Promise.all(runs.map(async (run) => ({ url: await listeningUrl(run, 60_000), run })));
+    nodes = await Promise.all(runs.map(async (run) => ({ url: await listeningUrl(run), run })));
   });
   after(async () => {
     for (const run of runs) run.child.kill('SIGKILL');

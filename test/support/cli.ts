@@ -43,15 +43,35 @@ export function runCli(
   return startCli(args, env, options).done;
 }
 
+/** What a started command has written so far, both streams. */
+function said(run: ReturnType<typeof startCli>): string {
+  return `output so far: ${run.output()}; errors so far: ${run.errors()}`;
+}
+
 /**
- * Waits for `serve` to log its address and returns it; fails after `timeoutMs` with the output so far, having
- * killed the process (left running, it would keep the test file's process from ever ending).
+ * How long a test waits for `serve` to listen: a bound for a hang, not a measure of speed. At rest it listens
+ * within a second; with CI's two suites side by side on two cores (a browser, an npm install and several nodes
+ * starting at once), one took over 15 s.
  */
-export async function listeningUrl(run: ReturnType<typeof startCli>, timeoutMs = 15_000): Promise<string> {
+export const LISTEN_BOUND_MS = 60_000;
+
+/**
+ * Waits for `serve` to log its address and returns it; fails after `timeoutMs`, or as soon as the process has
+ * exited, with what it wrote to both streams, having killed the process (left running, it would keep the test file's process from ever ending).
+ */
+export async function listeningUrl(
+  run: ReturnType<typeof startCli>,
+  timeoutMs = LISTEN_BOUND_MS,
+): Promise<string> {
   try {
     return await eventually(
-      () => /Server listening at (http:\/\/127\.0\.0\.1:\d+)/.exec(run.output())?.[1],
-      () => `the service to listen; output so far: ${run.output()}`,
+      () => {
+        const url = /Server listening at (http:\/\/127\.0\.0\.1:\d+)/.exec(run.output())?.[1];
+        if (url === undefined && run.child.exitCode !== null)
+          throw new Error(`serve exited with status ${run.child.exitCode} before listening: ${said(run)}`);
+        return url;
+      },
+      () => `the service to listen; ${said(run)}`,
       { timeoutMs, intervalMs: 20 },
     );
   } catch (error) {
@@ -106,10 +126,9 @@ export async function ingestSamples(env: Record<string, string>): Promise<void> 
  */
 export async function serveWithAdmin(
   env: Record<string, string>,
-  timeoutMs = 60_000,
 ): Promise<{ run: ReturnType<typeof startCli>; url: string; admin: string }> {
   const run = startCli(['serve'], { ...env, PORT: '0', RECALLS_ADMIN_PORT: '0', LOG_LEVEL: 'info' });
-  const url = await listeningUrl(run, timeoutMs);
+  const url = await listeningUrl(run);
   try {
     return { run, url, admin: await adminUrl(run) };
   } catch (error) {
