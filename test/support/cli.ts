@@ -43,36 +43,38 @@ export function runCli(
   return startCli(args, env, options).done;
 }
 
-/** What a started command has written so far, both streams. */
-function said(run: ReturnType<typeof startCli>): string {
-  return `output so far: ${run.output()}; errors so far: ${run.errors()}`;
-}
+/**
+ * How long a test waits for `serve` to log an address: a bound for a hang, not a measure of speed. At rest it
+ * listens within a second; with CI's two suites side by side on two cores (a browser, an npm install and several
+ * nodes starting at once), one took over 15 s.
+ */
+const LISTEN_BOUND_MS = 60_000;
 
 /**
- * How long a test waits for `serve` to listen: a bound for a hang, not a measure of speed. At rest it listens
- * within a second; with CI's two suites side by side on two cores (a browser, an npm install and several nodes
- * starting at once), one took over 15 s.
+ * Waits for a started command to log a line matching `pattern` and returns the line's first group. Fails after
+ * LISTEN_BOUND_MS, or as soon as the command has ended, with what it wrote to both streams, having killed it
+ * (left running, it would keep the test file's process from ever ending).
  */
-export const LISTEN_BOUND_MS = 60_000;
-
-/**
- * Waits for `serve` to log its address and returns it; fails after `timeoutMs`, or as soon as the process has
- * exited, with what it wrote to both streams, having killed the process (left running, it would keep the test file's process from ever ending).
- */
-export async function listeningUrl(
+async function loggedAddress(
   run: ReturnType<typeof startCli>,
-  timeoutMs = LISTEN_BOUND_MS,
+  pattern: RegExp,
+  what: string,
 ): Promise<string> {
+  let ended: CliResult | undefined;
+  void run.done.then((result) => (ended = result));
+  const said = () => `output so far: ${run.output()}; errors so far: ${run.errors()}`;
   try {
     return await eventually(
       () => {
-        const url = /Server listening at (http:\/\/127\.0\.0\.1:\d+)/.exec(run.output())?.[1];
-        if (url === undefined && run.child.exitCode !== null)
-          throw new Error(`serve exited with status ${run.child.exitCode} before listening: ${said(run)}`);
-        return url;
+        const address = pattern.exec(run.output())?.[1];
+        if (address === undefined && ended !== undefined)
+          throw new Error(
+            `${what}: the command ended first (status ${ended.code}, signal ${ended.signal}); ${said()}`,
+          );
+        return address;
       },
-      () => `the service to listen; ${said(run)}`,
-      { timeoutMs, intervalMs: 20 },
+      () => `${what}; ${said()}`,
+      { timeoutMs: LISTEN_BOUND_MS, intervalMs: 20 },
     );
   } catch (error) {
     run.child.kill('SIGKILL');
@@ -80,11 +82,17 @@ export async function listeningUrl(
   }
 }
 
-/** Waits for `serve` to log its admin listener's address (metrics, probes) and returns it. */
+/** Waits for `serve` to log its API's address and returns it (see loggedAddress). */
+export function listeningUrl(run: ReturnType<typeof startCli>): Promise<string> {
+  return loggedAddress(run, /Server listening at (http:\/\/127\.0\.0\.1:\d+)/, 'the service to listen');
+}
+
+/** Waits for `serve` to log its admin listener's address (metrics, probes) and returns it (see loggedAddress). */
 export function adminUrl(run: ReturnType<typeof startCli>): Promise<string> {
-  return eventually(
-    () => /admin listener \(metrics, probes\) at (http:\/\/127\.0\.0\.1:\d+)/.exec(run.output())?.[1],
-    () => `the admin listener; output so far: ${run.output()}`,
+  return loggedAddress(
+    run,
+    /admin listener \(metrics, probes\) at (http:\/\/127\.0\.0\.1:\d+)/,
+    'the admin listener',
   );
 }
 
@@ -129,10 +137,5 @@ export async function serveWithAdmin(
 ): Promise<{ run: ReturnType<typeof startCli>; url: string; admin: string }> {
   const run = startCli(['serve'], { ...env, PORT: '0', RECALLS_ADMIN_PORT: '0', LOG_LEVEL: 'info' });
   const url = await listeningUrl(run);
-  try {
-    return { run, url, admin: await adminUrl(run) };
-  } catch (error) {
-    run.child.kill('SIGKILL');
-    throw error;
-  }
+  return { run, url, admin: await adminUrl(run) };
 }
