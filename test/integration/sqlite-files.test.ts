@@ -6,7 +6,7 @@
  * opening a new pair together migrate it once.
  */
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, mkdtempSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { spawn } from 'node:child_process';
@@ -263,6 +263,24 @@ describe('SQLite: the corpus in a file of its own', { skip: sqliteOnly('the SQLi
     r = await keysList();
     assert.equal(r.code, 0, r.stderr);
     assert.match(r.stdout, /free/, 'the pair together opens as before');
+  });
+
+  test('a database whose folder cannot be made (a file is in its way) is refused with one line, status 1', async () => {
+    const file = join(dir, 'in-the-way.txt');
+    writeFileSync(file, 'a file where the database wants a folder\n');
+    const folder = join(file, 'data');
+    for (const args of [['keys', 'list'], ['migrate'], ['serve']]) {
+      const r = await runCli(args, { DATABASE_URL: join(folder, 'recalls.db'), PORT: '0' });
+      assert.equal(r.code, 1, `${args.join(' ')}: ${r.stderr}`);
+      // One line: the folder, then the system's reason (ENOTDIR or EEXIST, by platform).
+      assert.ok(r.stderr.startsWith(`error: cannot make the folder ${folder} for the database: E`), r.stderr);
+      assert.equal(r.stderr.indexOf('\n'), r.stderr.length - 1, r.stderr);
+    }
+    assert.equal(
+      readFileSync(file, 'utf8'),
+      'a file where the database wants a folder\n',
+      'the file is left as it was',
+    );
   });
 
   test('a folder or a file that is not SQLite is refused with one line naming it, status 1, nothing made', async () => {

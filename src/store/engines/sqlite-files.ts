@@ -53,11 +53,12 @@ function missingFile(db: SqliteDatabase, path: string): string | undefined {
 
 /**
  * Opens the pair at `path`: the service file as `main` with the corpus file attached as `corpus`; a new
- * database makes both. Throws DatabaseError, saying which, when a file can't be opened as SQLite (a folder,
- * not a database) or one of the pair is missing; no file is left made then.
+ * database makes both, and their folder. Throws DatabaseError, saying which, when the folder can't be made, a
+ * file can't be opened as SQLite (a folder, not a database) or one of the pair is missing; no file is left made
+ * then.
  */
 export function openPair(path: string): SqliteDatabase {
-  if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
+  if (path !== ':memory:') makeFolder(dirname(path));
   const made = [path, corpusPathOf(path)].filter((p) => p !== ':memory:' && !existsSync(p));
   let db: SqliteDatabase | undefined;
   try {
@@ -76,6 +77,15 @@ export function openPair(path: string): SqliteDatabase {
       `cannot open ${path} with ${corpusPathOf(path)} as SQLite databases${unwritable === undefined ? '' : `: ${unwritable}`}`,
       { cause: error },
     );
+  }
+}
+
+/** Makes `folder` and its parents for a new database; DatabaseError with the system's reason if it can't be made. */
+function makeFolder(folder: string): void {
+  try {
+    mkdirSync(folder, { recursive: true });
+  } catch (error) {
+    throw new DatabaseError(`cannot make the folder ${folder} for the database`, { cause: error });
   }
 }
 
