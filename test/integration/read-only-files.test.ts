@@ -1,7 +1,8 @@
 /**
  * SQLite files on a file system that has become read-only (a volume mounted `ro`, a restored backup on the wrong
  * mount): `ingest`, `migrate` and `serve` each stop with one line naming the read-only folder and status 1,
- * leave nothing behind, and once the folder is writable again the next ingest goes on (no lock was left).
+ * leave nothing behind (a new database's folder is not made either), and once the folder is writable again the
+ * next ingest goes on (no lock was left).
  * A file system with files open for writing cannot be remounted read-only (the kernel answers EBUSY), so a
  * running `serve` never meets it; the disk-full suite covers writes failing under a running node.
  * Mounting a tmpfs needs root (or CAP_SYS_ADMIN): the suite skips, saying so, where it cannot.
@@ -47,6 +48,15 @@ describe('SQLite files on a read-only file system', { skip, timeout: 120_000 }, 
       assert.ok(lines[0]!.includes(`${mounted} is on a read-only file system`), lines[0]);
     });
   }
+
+  test('a new database in a folder not yet made there stops with one line naming the read-only folder', async () => {
+    const run = await runCli(['migrate'], { ...env, DATABASE_URL: join(mounted, 'new', 'recalls.db') });
+    assert.equal(run.code, 1, run.stderr);
+    assert.equal(
+      run.stderr,
+      `error: cannot make the folder ${join(mounted, 'new')} for the database: ${mounted} is on a read-only file system\n`,
+    );
+  });
 
   test('once writable again the next ingest goes on: no lock or file was left behind', async () => {
     assert.deepEqual(readdirSync(mounted).sort(), ['recalls.corpus.db', 'recalls.db']);

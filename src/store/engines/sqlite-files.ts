@@ -80,12 +80,22 @@ export function openPair(path: string): SqliteDatabase {
   }
 }
 
-/** Makes `folder` and its parents for a new database; DatabaseError with the system's reason if it can't be made. */
+/**
+ * Makes `folder` and its parents for a new database. If it can't be made: DatabaseError naming why, by the nearest
+ * folder that exists when that one is read-only or not writable (Node's recursive mkdir then says only ENOENT),
+ * else by the system's reason (a file in the way: ENOTDIR or EEXIST).
+ */
 function makeFolder(folder: string): void {
   try {
     mkdirSync(folder, { recursive: true });
   } catch (error) {
-    throw new DatabaseError(`cannot make the folder ${folder} for the database`, { cause: error });
+    let existing = dirname(folder);
+    while (!existsSync(existing)) existing = dirname(existing);
+    const unwritable = unwritableFolder(existing);
+    const message = `cannot make the folder ${folder} for the database`;
+    throw unwritable === undefined
+      ? new DatabaseError(message, { cause: error })
+      : new DatabaseError(`${message}: ${unwritable}`);
   }
 }
 
